@@ -1,0 +1,94 @@
+// The rest of the command-line contract (DESIGN.md), registered with its flags so that --help is
+// complete and scripts get a precise exit 3 until each command is built. A command that gets built
+// moves to a file of its own.
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "lib/core/error.h"
+
+namespace jitctl::cli {
+namespace {
+
+struct Planned {
+  std::string model, method, format, output, inputs_file, device, plot, passes;
+  std::vector<std::string> inputs, input_specs, preserve, threads, interop, concurrency;
+  bool inline_ = false, all = false, list_passes = false;
+  double rtol = 1e-5, atol = 1e-5;
+  int warmup = 3, iters = 20, n_threads = 0, n_interop = 0;
+};
+
+void not_yet(const std::string& name) {
+  throw Unsupported(fmt::format("`jitctl {}` is not implemented in this version", name));
+}
+
+CLI::App* planned(CLI::App& app, const std::string& name, const std::string& alias, const std::string& what) {
+  auto* cmd = app.add_subcommand(name, what + " [not implemented yet: exits 3]");
+  if (!alias.empty()) cmd->alias(alias);
+  cmd->callback([name] { not_yet(name); });
+  return cmd;
+}
+
+}  // namespace
+
+void add_planned_commands(CLI::App& app) {
+  static Planned p;
+  auto* graph = planned(app, "dump-graph", "graph", "Print a method's TorchScript IR graph");
+  graph->add_option("model", p.model, "TorchScript archive")->required();
+  graph->add_option("--method", p.method, "method to print")->default_str("forward");
+  graph->add_flag("--inline", p.inline_, "print the inlined graph");
+  graph->add_option("--format", p.format, "text, dot or json")->check(CLI::IsMember({"text", "dot", "json"}));
+
+  auto* code = planned(app, "dump-code", "code", "Print TorchScript code");
+  code->add_option("model", p.model, "TorchScript archive")->required();
+  code->add_option("--method", p.method, "method to print");
+  code->add_flag("--all", p.all, "every class and function");
+
+  auto* run = planned(app, "run", "", "Run a method on inputs");
+  run->add_option("model", p.model, "TorchScript archive")->required();
+  run->add_option("--method", p.method, "method to run");
+  run->add_option("--inputs", p.inputs_file, "torch.save / .npy / .npz inputs");
+  run->add_option("--input-spec", p.input_specs, "random input, e.g. 'float32[1,3,224,224]'");
+  run->add_option("-o,--output", p.output, "write outputs (.pt, .npy, .npz)");
+  run->add_option("--threads", p.n_threads, "intra-op threads");
+  run->add_option("--interop-threads", p.n_interop, "inter-op threads");
+  run->add_option("--device", p.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+
+  auto* trace = planned(app, "check-trace", "", "Check whether a trace generalizes across inputs");
+  trace->add_option("model", p.model, "traced TorchScript archive")->required();
+  trace->add_option("--inputs", p.inputs, "input set (repeat)");
+  trace->add_option("--rtol", p.rtol, "relative tolerance");
+  trace->add_option("--atol", p.atol, "absolute tolerance");
+  trace->add_option("--expected", p.output, "expected outputs");
+  trace->add_option("--format", p.format, "text, json or junit")->check(CLI::IsMember({"text", "json", "junit"}));
+  trace->add_option("--save-trace", p.plot, "write the retraced archive");
+
+  auto* freeze = planned(app, "freeze", "", "Freeze a module (like torch.jit.freeze)");
+  freeze->add_option("model", p.model, "TorchScript archive")->required();
+  freeze->add_option("-o,--output", p.output, "output archive")->required();
+  freeze->add_option("--preserve", p.preserve, "attribute or method to keep");
+
+  auto* optimize = planned(app, "optimize", "", "Run optimizing passes (like torch.jit.optimize_for_inference)");
+  optimize->add_option("model", p.model, "TorchScript archive");
+  optimize->add_option("-o,--output", p.output, "output archive");
+  optimize->add_option("--passes", p.passes, "comma-separated passes, or none");
+  optimize->add_flag("--list-passes", p.list_passes, "list the passes");
+
+  auto* bench = planned(app, "bench-threads", "bench", "Measure latency and throughput across thread settings");
+  bench->add_option("model", p.model, "TorchScript archive")->required();
+  bench->add_option("--inputs", p.inputs_file, "input set");
+  bench->add_option("--input-spec", p.input_specs, "random input spec");
+  bench->add_option("--threads", p.threads, "list of intra-op thread counts, or sweep");
+  bench->add_option("--interop-threads", p.interop, "list of inter-op thread counts");
+  bench->add_option("--concurrency", p.concurrency, "list of concurrent callers");
+  bench->add_option("--warmup", p.warmup, "warm-up iterations");
+  bench->add_option("--iters", p.iters, "timed iterations");
+  bench->add_option("--format", p.format, "text, csv or json")->check(CLI::IsMember({"text", "csv", "json"}));
+  bench->add_option("--plot", p.plot, "write an SVG plot");
+
+  planned(app, "parallel-info", "", "Print thread settings (like torch.__config__.parallel_info())");
+}
+
+}  // namespace jitctl::cli

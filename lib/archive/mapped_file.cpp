@@ -1,0 +1,54 @@
+#include "lib/archive/mapped_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "lib/core/error.h"
+
+namespace jitctl {
+
+std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InvalidInput(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw InvalidInput(fmt::format("{}: not a regular file", path));
+  }
+  auto f = std::shared_ptr<MappedFile>(new MappedFile());
+  f->path_ = path;
+  f->size_ = static_cast<size_t>(st.st_size);
+  if (f->size_ > 0) {
+    void* p = mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      ::close(fd);
+      throw InvalidInput(fmt::format("{}: cannot map: {}", path, std::strerror(e)));
+    }
+    f->data_ = static_cast<const uint8_t*>(p);
+    f->mapped_ = true;
+  }
+  ::close(fd);
+  return f;
+}
+
+std::shared_ptr<MappedFile> MappedFile::from_bytes(std::string bytes, std::string name) {
+  auto f = std::shared_ptr<MappedFile>(new MappedFile());
+  f->owned_ = std::move(bytes);
+  f->data_ = reinterpret_cast<const uint8_t*>(f->owned_.data());
+  f->size_ = f->owned_.size();
+  f->path_ = std::move(name);
+  return f;
+}
+
+MappedFile::~MappedFile() {
+  if (mapped_) munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+}  // namespace jitctl

@@ -1,0 +1,122 @@
+#pragma once
+// IValue: the dynamically typed value of TorchScript (and of the pickles that store it).
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "lib/core/device.h"
+#include "lib/core/tensor.h"
+
+namespace jitctl {
+
+class IValue;
+struct TupleData;
+struct ListData;
+struct DictData;
+struct ObjectData;
+
+// A class or function named by a pickle's GLOBAL opcode, e.g. "torch._utils._rebuild_tensor_v2".
+// Only the unpickler creates these, and only for names on its allow-list.
+struct GlobalRef {
+  std::string qualified_name;
+};
+
+class IValue {
+ public:
+  enum class Kind : uint8_t {
+    None, Bool, Int, Double, Complex, String, Tensor, Storage, Tuple, List, Dict, Object, Device, Global
+  };
+
+  IValue() = default;
+  IValue(bool v) : v_(v) {}
+  IValue(int64_t v) : v_(v) {}
+  IValue(int v) : v_(static_cast<int64_t>(v)) {}
+  IValue(double v) : v_(v) {}
+  IValue(std::complex<double> v) : v_(v) {}
+  IValue(std::string v) : v_(std::make_shared<const std::string>(std::move(v))) {}
+  IValue(const char* v) : IValue(std::string(v)) {}
+  IValue(Tensor v) : v_(std::move(v)) {}
+  IValue(std::shared_ptr<Storage> v) : v_(std::move(v)) {}
+  IValue(std::shared_ptr<TupleData> v) : v_(std::move(v)) {}
+  IValue(std::shared_ptr<ListData> v) : v_(std::move(v)) {}
+  IValue(std::shared_ptr<DictData> v) : v_(std::move(v)) {}
+  IValue(std::shared_ptr<ObjectData> v) : v_(std::move(v)) {}
+  IValue(Device v) : v_(v) {}
+  IValue(std::shared_ptr<const GlobalRef> v) : v_(std::move(v)) {}
+
+  Kind kind() const { return static_cast<Kind>(v_.index()); }
+  bool is(Kind k) const { return kind() == k; }
+  bool is_none() const { return is(Kind::None); }
+  bool is_tensor() const { return is(Kind::Tensor); }
+  bool is_object() const { return is(Kind::Object); }
+
+  // Typed access; throws InvalidInput "expected X, got Y" on a mismatch.
+  bool to_bool() const;
+  int64_t to_int() const;
+  double to_double() const;  // accepts Int too, as Python does
+  std::complex<double> to_complex() const;
+  const std::string& to_string() const;
+  const Tensor& to_tensor() const;
+  const std::shared_ptr<Storage>& to_storage() const;
+  const std::shared_ptr<TupleData>& to_tuple() const;
+  const std::shared_ptr<ListData>& to_list() const;
+  const std::shared_ptr<DictData>& to_dict() const;
+  const std::shared_ptr<ObjectData>& to_object() const;
+  Device to_device() const;
+  const GlobalRef& to_global() const;
+
+  // Same object (for heap values) or equal value (for scalars); what Python's `is` means.
+  bool identical(const IValue& o) const;
+
+ private:
+  std::variant<std::monostate, bool, int64_t, double, std::complex<double>, std::shared_ptr<const std::string>,
+               Tensor, std::shared_ptr<Storage>, std::shared_ptr<TupleData>, std::shared_ptr<ListData>,
+               std::shared_ptr<DictData>, std::shared_ptr<ObjectData>, Device, std::shared_ptr<const GlobalRef>>
+      v_;
+};
+
+const char* kind_name(IValue::Kind k);
+
+struct TupleData {
+  std::vector<IValue> items;
+};
+
+struct ListData {
+  std::vector<IValue> items;
+  // TorchScript element type when the pickle said it (build_intlist, restore_type_tag); "" if not.
+  std::string elem_type;
+};
+
+// Insertion-ordered, as Python dicts are. Keys are str, int, float, bool or Tensor.
+struct DictData {
+  std::vector<std::pair<IValue, IValue>> items;
+  std::string key_type, value_type;  // from restore_type_tag, "" if unknown
+  const IValue* find(const IValue& key) const;  // nullptr when absent
+  void set(IValue key, IValue value);
+
+ private:
+  std::unordered_multimap<size_t, size_t> index_;  // key hash -> position in items
+};
+
+// An instance of a TorchScript class (a module or a @torch.jit.script class).
+struct ObjectData {
+  std::string type_name;  // qualified: "__torch__.torch.nn.modules.conv.Conv2d"
+  std::vector<std::pair<std::string, IValue>> attrs;  // slot order, as the pickle wrote them
+  // The argument of BUILD when it was not an attribute dict: the state for the class's
+  // __setstate__ (set only for classes that define __getstate__/__setstate__).
+  std::shared_ptr<IValue> setstate_arg;
+
+  const IValue* attr(const std::string& name) const;
+};
+
+// Equality as Python's == on keys (no tensor comparison: tensors compare by identity).
+bool keys_equal(const IValue& a, const IValue& b);
+// Consistent with keys_equal: equal keys hash alike (1, 1.0 and True included).
+size_t key_hash(const IValue& v);
+
+}  // namespace jitctl

@@ -1,0 +1,47 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "lib/core/device.h"
+
+namespace jitctl {
+
+// A block of bytes that tensors view. Storages read from an archive are lazy: the bytes are
+// fetched on the first data() call (commands that only print structure never touch weights), and
+// when the archive entry is stored uncompressed they point straight into the mapped file.
+class Storage {
+ public:
+  // Fetches the bytes: returns a pointer valid for as long as `keepalive` lives.
+  using Loader = std::function<const uint8_t*(std::shared_ptr<const void>& keepalive)>;
+
+  static std::shared_ptr<Storage> allocate(size_t nbytes, Device device = {});
+  static std::shared_ptr<Storage> lazy(size_t nbytes, Device device, std::string origin, Loader loader);
+
+  size_t nbytes() const { return nbytes_; }
+  const Device& device() const { return device_; }
+  // Where the bytes come from, for messages: "model.pt:archive/data/3".
+  const std::string& origin() const { return origin_; }
+  bool loaded() const { return data_ != nullptr; }
+
+  const uint8_t* data() const;
+  // Copy-on-write is not needed: storages from archives are read-only mappings, so mutation
+  // first materializes an owned copy.
+  uint8_t* mutable_data();
+
+ private:
+  Storage() = default;
+  size_t nbytes_ = 0;
+  Device device_;
+  std::string origin_;
+  Loader loader_;
+  mutable std::once_flag once_;
+  mutable const uint8_t* data_ = nullptr;
+  mutable std::shared_ptr<const void> keepalive_;
+  bool owned_ = false;
+};
+
+}  // namespace jitctl
