@@ -2,7 +2,7 @@
 // Python pickle opcodes, protocols 0-5 (Lib/pickle.py names).
 #include <cstdint>
 
-namespace jitctl::pickle {
+namespace jitctl::pickle_op {
 
 enum Op : uint8_t {
   MARK = '(', STOP = '.', POP = '0', POP_MARK = '1', DUP = '2', FLOAT = 'F', INT = 'I', BININT = 'J',
@@ -23,4 +23,4 @@ enum Op : uint8_t {
   BYTEARRAY8 = 0x96, NEXT_BUFFER = 0x97, READONLY_BUFFER = 0x98,
 };
 
-}  // namespace jitctl::pickle
+}  // namespace jitctl::pickle_op

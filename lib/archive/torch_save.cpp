@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 
+#include "lib/archive/pickler.h"
+#include "lib/archive/zip_writer.h"
 #include "lib/core/error.h"
 
 namespace jitctl {
@@ -28,6 +31,29 @@ IValue load_torch_save(const Archive& a) {
 
 bool looks_like_torch_save(const Archive& a) {
   return a.has("data.pkl") && a.list("code/").empty() && !a.has("constants.pkl");
+}
+
+}  // namespace jitctl
+
+namespace jitctl {
+
+void save_torch_save(const std::string& path, const IValue& value) {
+  // torch.save names the root folder after the file, without its extension.
+  std::string root = std::filesystem::path(path).stem().string();
+  if (root.empty()) root = "archive";
+  ZipWriter zip(root);
+  std::vector<std::pair<std::string, std::shared_ptr<Storage>>> storages;
+  PickleOptions o;
+  o.dialect = PickleOptions::Dialect::TorchSave;
+  o.storage_key = [&](const std::shared_ptr<Storage>& s, DType) {
+    storages.emplace_back(std::to_string(storages.size()), s);
+    return storages.back().first;
+  };
+  zip.add("data.pkl", pickle(value, o));
+  zip.add("byteorder", "little");
+  for (const auto& [key, s] : storages) zip.add("data/" + key, s->data(), s->nbytes(), s);
+  zip.add("version", "3\n");
+  zip.write(path);
 }
 
 }  // namespace jitctl

@@ -13,7 +13,7 @@
 namespace jitctl {
 namespace {
 
-using namespace pickle;
+using namespace pickle_op;
 using K = IValue::Kind;
 
 // The callables of the allow-list. Everything a GLOBAL may name maps to one of these.
@@ -301,8 +301,10 @@ class Unpickler {
         t.impl().is_parameter = true;
         return IValue(t);
       }
-      case Callable::RebuildQTensor: unsupported("quantized tensors are not supported");
-      case Callable::RebuildSparse: unsupported("sparse tensors are not supported");
+      case Callable::RebuildQTensor:
+        unsupported(fmt::format("{}: quantized tensors are not supported", fn.to_global().qualified_name));
+      case Callable::RebuildSparse:
+        unsupported(fmt::format("{}: sparse tensors are not supported", fn.to_global().qualified_name));
       case Callable::OrderedDict:
         want(0);
         return IValue(std::make_shared<DictData>());
@@ -459,8 +461,9 @@ class Unpickler {
       case SHORT_BINSTRING: return push_string(take(read_le(1)));
       case STRING: return push(IValue(text_string(read_line())));
       case UNICODE: return push_string(read_line());
-      case BINBYTES: case SHORT_BINBYTES: case BINBYTES8: case BYTEARRAY8:
-        unsupported("bytes values are not supported");
+      case BINBYTES: take(read_le(4)); unsupported("bytes values are not supported");
+      case SHORT_BINBYTES: take(read_le(1)); unsupported("bytes values are not supported");
+      case BINBYTES8: case BYTEARRAY8: take(read_le(8)); unsupported("bytes values are not supported");
       case EMPTY_TUPLE: return push(make_tuple({}));
       case TUPLE1: {
         IValue a = pop();

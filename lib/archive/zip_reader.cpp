@@ -34,7 +34,9 @@ std::shared_ptr<ZipReader> ZipReader::open(std::shared_ptr<MappedFile> file) {
   zip_error_init(&err);
   zip_source_t* src = zip_source_buffer_create(r->file_->data(), r->file_->size(), 0, &err);
   if (!src) throw InvalidInput(fmt::format("{}: {}", path, zip_error_strerror(&err)));
-  r->zip_ = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
+  // No ZIP_CHECKCONS: the walk in locate_data_offsets() compares each local header with the
+  // directory itself, so that an inconsistency is reported with the entry's name.
+  r->zip_ = zip_open_from_source(src, ZIP_RDONLY, &err);
   if (!r->zip_) {
     zip_source_free(src);
     std::string msg = zip_error_strerror(&err);
@@ -57,7 +59,7 @@ std::shared_ptr<ZipReader> ZipReader::open(std::shared_ptr<MappedFile> file) {
     e.comp_size = st.comp_size;
     e.stored = st.comp_method == ZIP_CM_STORE;
     if (st.encryption_method != ZIP_EM_NONE)
-      throw Unsupported(fmt::format("{}: {}: encrypted zip entries are not supported", path, e.name));
+      throw InvalidInput(fmt::format("{}: {}: encrypted zip entries cannot be read", path, e.name));
     if (e.stored && e.size != e.comp_size)
       throw InvalidInput(fmt::format("{}: {}: stored entry claims {} bytes but holds {}", path, e.name, e.size, e.comp_size));
     if (!e.stored && e.size > e.comp_size * kMaxDeflateRatio + 4096)
@@ -128,7 +130,14 @@ void ZipReader::locate_data_offsets() {
       throw bad(fmt::format("entry {} is named differently in the directory", e.name));
     if (local > size || size - local < 30 || le32(base + local) != kLocalHeader)
       throw bad(fmt::format("{}: local header out of place", e.name));
-    const uint64_t data = local + 30 + le16(base + local + 26) + le16(base + local + 28);
+    const uint16_t local_name_len = le16(base + local + 26);
+    if (size - local - 30 < local_name_len) throw bad(fmt::format("{}: local header runs past the end", e.name));
+    const std::string_view local_name(reinterpret_cast<const char*>(base + local + 30), local_name_len);
+    if (local_name != e.name)
+      throw bad(fmt::format("{}: its local header names it '{}'", e.name, local_name.substr(0, 200)));
+    if (le16(base + local + 8) != le16(base + p + 10))
+      throw bad(fmt::format("{}: local header and directory disagree on the compression method", e.name));
+    const uint64_t data = local + 30 + local_name_len + le16(base + local + 28);
     if (data > size || size - data < e.comp_size) throw bad(fmt::format("{}: data runs past the end of the file", e.name));
     e.data_offset = data;
     p += 46 + uint64_t(name_len) + extra_len + comment_len;

@@ -40,7 +40,7 @@ class Outliner {
       else if (is_name("def")) {
         ++i_;
         out_.functions.push_back(qualifier_ + "." + std::string(expect(Tok::Name, "function name").text));
-        skip_statement();
+        def_rest();
       } else skip_statement();
     }
   }
@@ -76,6 +76,64 @@ class Outliner {
       if (peek().kind == Tok::End) return;
       ++i_;
     } while (depth > 0);
+  }
+
+  // After `def NAME`: the signature `(...) [-> T]:` and an indented body, which is skipped here
+  // (the compiler reads it).
+  void def_rest() {
+    if (!is_op("(")) fail(peek(), "expected '(' after the function name");
+    int depth = 0;
+    do {
+      if (is_op("(")) ++depth;
+      if (is_op(")")) --depth;
+      ++i_;
+    } while (depth > 0 && peek().kind != Tok::End);
+    if (is_op("->")) {
+      ++i_;
+      if (text_until({":"}).empty()) fail(peek(), "expected a return type");
+    }
+    expect_op(":");
+    if (peek().kind == Tok::Newline) {
+      ++i_;
+      if (peek().kind != Tok::Indent) fail(peek(), "expected an indented function body");
+      skip_block();
+    } else {
+      skip_statement();  // a one-line body: def f(x): return x
+    }
+  }
+
+  // Recognizes a __setstate__(self, state) whose body is only `self.NAME = (state)[K]` lines and
+  // `return None` (tokens from `start`, the '(' of its signature, to the end of its body).
+  void read_setstate(size_t start, ClassOutline& c) const {
+    size_t k = start;
+    auto at = [&](size_t j) -> const Token& { return t_[std::min(j, i_)]; };
+    auto op = [&](size_t j, std::string_view s) { return at(j).kind == Tok::Op && at(j).text == s; };
+    auto name = [&](size_t j, std::string_view s) { return at(j).kind == Tok::Name && (s.empty() || at(j).text == s); };
+    // (self: T, STATE: T) -> NoneType:
+    if (!op(k, "(") || !name(k + 1, "self")) return;
+    while (k < i_ && !op(k, ",")) ++k;
+    if (!name(k + 1, "")) return;
+    const std::string_view state = at(k + 1).text;
+    while (k < i_ && at(k).kind != Tok::Indent) ++k;
+    ++k;
+    std::vector<std::pair<std::string, size_t>> copies;
+    while (k < i_ && at(k).kind != Tok::Dedent) {
+      if (name(k, "return") && name(k + 1, "None") && at(k + 2).kind == Tok::Newline) {
+        k += 3;
+        continue;
+      }
+      // self . NAME = ( STATE ) [ INT ] NEWLINE
+      if (!(name(k, "self") && op(k + 1, ".") && name(k + 2, "") && op(k + 3, "=") && op(k + 4, "(") &&
+            name(k + 5, state) && op(k + 6, ")") && op(k + 7, "[") && at(k + 8).kind == Tok::Number && op(k + 9, "]") &&
+            at(k + 10).kind == Tok::Newline))
+        return;
+      const std::string_view idx = at(k + 8).text;
+      if (idx.empty() || idx.size() > 6 || idx.find_first_not_of("0123456789") != std::string_view::npos) return;
+      copies.emplace_back(std::string(at(k + 2).text), std::stoul(std::string(idx)));
+      k += 11;
+    }
+    c.setstate_copies = std::move(copies);
+    c.setstate_is_simple = true;
   }
 
   // Tokens up to (not including) `stop` at bracket depth 0, joined as TorchScript prints types.
@@ -134,7 +192,10 @@ class Outliner {
     if (is_name("def")) {
       ++i_;
       c.methods.emplace_back(expect(Tok::Name, "method name").text);
-      return skip_statement();
+      const size_t start = i_;
+      def_rest();
+      if (c.methods.back() == "__setstate__") read_setstate(start, c);
+      return;
     }
     if (is_op("@")) return skip_statement();  // decorators (e.g. @staticmethod) before a def
     if ((is_name("__parameters__") || is_name("__buffers__")) && is_op("=", 1)) {
@@ -180,6 +241,23 @@ class Outliner {
 };
 
 }  // namespace
+
+void check_type_references(const CodeOutline& code) {
+  for (const auto& [qname, cls] : code.classes) {
+    for (const auto& [attr, type] : cls.attributes) {
+      for (size_t p = type.find("__torch__"); p != std::string::npos; p = type.find("__torch__", p + 1)) {
+        if (p > 0 && (std::isalnum(static_cast<unsigned char>(type[p - 1])) || type[p - 1] == '_' || type[p - 1] == '.'))
+          continue;
+        size_t e = p;
+        while (e < type.size() && (std::isalnum(static_cast<unsigned char>(type[e])) || type[e] == '_' || type[e] == '.')) ++e;
+        const std::string_view ref(type.data() + p, e - p);
+        if (ref.rfind("__torch__.torch.classes.", 0) == 0 || code.find(ref)) continue;
+        throw InvalidInput(fmt::format("{}:{}: class {} declares attribute '{}' of type {}, which no code file defines",
+                                       cls.file, cls.line, qname, attr, ref));
+      }
+    }
+  }
+}
 
 void outline_code_file(std::string_view source, std::string_view record, const std::string& where, CodeOutline& out) {
   LexOptions lo;

@@ -34,12 +34,12 @@ class ModuleWalker {
     }
     seen_modules_.emplace(obj.get(), prefix.empty() ? std::string("<root>") : prefix);
     const ClassOutline& cls = outline(*obj);
-    if (cls.has_method("__setstate__"))
-      throw Unsupported(fmt::format("{}: class {} restores its state with __setstate__, which needs the interpreter",
-                                    a_.where("data.pkl"), obj->type_name));
+    const bool by_setstate = cls.has_method("__setstate__") && obj->setstate_arg;
+    if (by_setstate) apply_setstate(*obj, cls);
     for (const auto& [name, type] : cls.attributes) {
       const IValue* value = obj->attr(name);
       if (!value) {
+        if (by_setstate) continue;  // a slot __setstate__ leaves unset stays uninitialized, as in PyTorch
         throw InvalidInput(
             fmt::format("{}: object of class {} has no value for attribute '{}'", a_.where("data.pkl"), obj->type_name, name));
       }
@@ -55,7 +55,7 @@ class ModuleWalker {
     // named_modules() visits a module's children after the module's own members.
     for (const auto& [name, type] : cls.attributes) {
       const IValue* value = obj->attr(name);
-      if (!value->is_object() || !is_module(*value->to_object())) continue;
+      if (!value || !value->is_object() || !is_module(*value->to_object())) continue;
       node.children.emplace_back();
       node.children.back().name = name;
       walk(*value, node.children.back(), join(prefix, name));
@@ -63,6 +63,27 @@ class ModuleWalker {
   }
 
  private:
+  // Without an interpreter, only a __setstate__ that copies fields of its state tuple into
+  // attributes can be followed; anything else is reported as unsupported.
+  void apply_setstate(ObjectData& obj, const ClassOutline& cls) const {
+    if (!obj.setstate_arg) return;  // state was an attribute dict after all
+    if (!cls.setstate_is_simple)
+      throw Unsupported(fmt::format("{}: class {} restores its state with a __setstate__ that needs the interpreter",
+                                    a_.where("data.pkl"), obj.type_name));
+    const IValue& state = *obj.setstate_arg;
+    if (!state.is(IValue::Kind::Tuple))
+      throw InvalidInput(fmt::format("{}: state of class {} is a {}, not a tuple", a_.where("data.pkl"), obj.type_name,
+                                     kind_name(state.kind())));
+    const auto& items = state.to_tuple()->items;
+    for (const auto& [attr, index] : cls.setstate_copies) {
+      if (index >= items.size())
+        throw InvalidInput(fmt::format("{}: state of class {} has {} fields, __setstate__ reads field {}",
+                                       a_.where("data.pkl"), obj.type_name, items.size(), index));
+      obj.attrs.emplace_back(attr, items[index]);
+    }
+    obj.setstate_arg.reset();
+  }
+
   static bool contains(const std::vector<std::string>& v, const std::string& s) {
     for (const auto& x : v)
       if (x == s) return true;
@@ -100,6 +121,7 @@ ModuleInfo inspect_archive(const Archive& a) {
   for (const auto& record : a.list("code/"))
     if (record.size() > 3 && record.compare(record.size() - 3, 3, ".py") == 0)
       outline_code_file(a.read(record), record, a.where(record), info.code);
+  check_type_references(info.code);
 
   const IValue data = a.load_pickle("data.pkl", "data/", true);
   if (!data.is_object())

@@ -1,0 +1,33 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace jitctl {
+
+// Writes a zip the way PyTorch does: every entry stored (not compressed) under one root folder,
+// entry data 64-byte aligned (padding goes into an extra field) so that readers can map tensors in
+// place. The file appears atomically: written to a temporary beside the target, then renamed.
+class ZipWriter {
+ public:
+  explicit ZipWriter(std::string root) : root_(std::move(root)) {}
+
+  void add(const std::string& record, std::string bytes);
+  // Adds bytes owned elsewhere; `keep` holds them alive until write().
+  void add(const std::string& record, const void* data, size_t size, std::shared_ptr<const void> keep);
+
+  void write(const std::string& path) const;
+
+ private:
+  struct Item {
+    std::string name;
+    const void* data;
+    size_t size;
+    std::shared_ptr<const void> keep;
+  };
+  std::string root_;
+  std::vector<Item> items_;
+};
+
+}  // namespace jitctl
