@@ -90,14 +90,14 @@ void print_tree(const ModuleNode& n, int depth) {
   for (const auto& c : n.children) print_tree(c, depth + 1);
 }
 
-void print_tensor_table(const char* title, const std::vector<NamedTensor>& ts) {
+void print_tensor_table(const char* title, const std::vector<NamedTensor>& ts, bool mark_frozen = false) {
   if (ts.empty()) return;
   fmt::print("\n{}\n", title);
   size_t w = 0;
   for (const auto& t : ts) w = std::max(w, t.name.size());
   for (const auto& [name, t] : ts)
-    fmt::print("  {:<{}}  {:<8} {:<20} {:>10}{}\n", name, w, dtype_name(t.dtype()), shape_string(t.sizes()),
-               human_bytes(t.nbytes()), t.requires_grad() || !t.impl().is_parameter ? "" : "  (requires_grad=False)");
+    fmt::print("  {:<{}}  {:<10} {:<20} {:>10}{}\n", name, w, dtype_name(t.dtype()), shape_string(t.sizes()),
+               human_bytes(t.nbytes()), mark_frozen && !t.requires_grad() ? "  requires_grad=False" : "");
 }
 
 void print_text(const ModuleInfo& info) {
@@ -118,7 +118,7 @@ void print_text(const ModuleInfo& info) {
   }
   fmt::print("\nmodules{:>56} {:>10}\n", "parameters", "bytes");
   print_tree(info.tree, 0);
-  print_tensor_table("parameters", info.parameters);
+  print_tensor_table("parameters", info.parameters, true);
   print_tensor_table("buffers", info.buffers);
   print_tensor_table("constants", info.constants);
 }

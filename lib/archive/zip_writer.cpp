@@ -35,7 +35,7 @@ void ZipWriter::write(const std::string& path) const {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".XXXXXX")).string();
+  std::string tmpl = (dir / fmt::format(".{}.XXXXXX", target.filename().string())).string();
   const int fd = mkstemp(tmpl.data());
   if (fd < 0) throw InvalidInput(fmt::format("{}: cannot create a temporary file: {}", path, std::strerror(errno)));
   ::close(fd);

@@ -1,5 +1,7 @@
 #include "lib/core/device.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 
 namespace jitctl {
@@ -26,7 +28,7 @@ std::optional<Device> Device::parse(std::string_view s) {
 
 std::string Device::str() const {
   std::string s = type == Type::CPU ? "cpu" : type == Type::CUDA ? "cuda" : "meta";
-  if (index >= 0) s += ":" + std::to_string(index);
+  if (index >= 0) s += fmt::format(":{}", index);
   return s;
 }
 

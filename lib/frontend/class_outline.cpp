@@ -4,6 +4,7 @@
 
 #include "lib/core/error.h"
 #include "lib/frontend/lexer.h"
+#include "lib/frontend/parser.h"
 
 namespace jitctl {
 
@@ -262,7 +263,13 @@ void check_type_references(const CodeOutline& code) {
 void outline_code_file(std::string_view source, std::string_view record, const std::string& where, CodeOutline& out) {
   LexOptions lo;
   lo.file = where;
-  Outliner(lex(source, lo), qualifier_of_record(record), where, out).run();
+  auto tokens = lex(source, lo);
+  // The whole file is parsed (and thrown away) so that a syntax error anywhere, or a hostile
+  // nesting depth, is reported even by commands that only need the class headers.
+  ParseOptions po;
+  po.file = where;
+  parse_tokens(tokens, po);
+  Outliner(std::move(tokens), qualifier_of_record(record), where, out).run();
 }
 
 }  // namespace jitctl

@@ -35,7 +35,8 @@ struct CodeOutline {
   const ClassOutline* find(std::string_view qualified_name) const;
 };
 
-// Adds the classes and functions declared in one code file. `record` is its path relative to the
+// Adds the classes and functions declared in one code file, after checking that the whole file
+// parses. `record` is its path relative to the
 // archive root ("code/__torch__/torch/nn/modules/conv.py"), which gives the qualifier; `where` names
 // it in messages.
 void outline_code_file(std::string_view source, std::string_view record, const std::string& where, CodeOutline& out);

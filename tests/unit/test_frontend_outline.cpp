@@ -96,5 +96,5 @@ TEST_CASE("class outline errors") {
   CHECK(err("class M(Modu").find("a.py:1:") != std::string::npos);
   CHECK(err("class M(Module):\n  def forwar").find("expected '('") != std::string::npos);
   CHECK(err("class M(Module):\n  __parameters__ = [1]\n").find("quoted attribute name") != std::string::npos);
-  CHECK(err("class M(Module):\n  def f(self) -> int:\n").find("indented function body") != std::string::npos);
+  CHECK(err("class M(Module):\n  def f(self) -> int:\n").find("indented block") != std::string::npos);
 }
