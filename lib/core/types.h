@@ -141,11 +141,11 @@ class TensorType final : public Type {
   using Dims = std::vector<std::optional<int64_t>>;  // nullopt: that extent is unknown
 
   struct Refinement {
-    std::optional<DType> dtype;
-    std::optional<Device> device;
-    std::optional<Dims> sizes;    // nullopt: rank unknown
-    std::optional<Dims> strides;  // nullopt: rank unknown
-    std::optional<bool> requires_grad;
+    std::optional<DType> dtype = std::nullopt;
+    std::optional<Device> device = std::nullopt;
+    std::optional<Dims> sizes = std::nullopt;    // nullopt: rank unknown
+    std::optional<Dims> strides = std::nullopt;  // nullopt: rank unknown
+    std::optional<bool> requires_grad = std::nullopt;
     std::optional<bool> undefined = false;  // true for AutogradZero's undefined tensors
     bool operator==(const Refinement&) const = default;
   };

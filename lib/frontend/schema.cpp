@@ -202,7 +202,17 @@ struct Token {
 
 class SchemaParser {
  public:
-  explicit SchemaParser(std::string_view s) : s_(s) { tokenize(); }
+  explicit SchemaParser(std::string_view s, bool refined_tensors = false) : s_(s), refined_tensors_(refined_tensors) {
+    tokenize();
+  }
+
+  TypePtr parse_single_type() {
+    TypePtr fake, real;
+    std::optional<AliasInfo> alias;
+    parse_type(fake, real, alias);
+    if (cur().kind != T::End) fail(cur(), "unexpected text after the type");
+    return fake;
+  }
 
   FunctionSchema parse() {
     FunctionSchema schema;
@@ -449,6 +459,9 @@ class SchemaParser {
       expect(')');
       alias = parse_alias();
       fake = real = UnionType::create(std::move(members));
+    } else if (refined_tensors_ && cur().kind == T::Ident && dtype_from_scalar_name(cur().text) && is(peek(), '(')) {
+      fake = real = parse_refined_tensor();
+      alias = parse_alias();
     } else if (is_ident("__torch__")) {
       // Only torch's custom classes: __torch__.torch.classes.<namespace>.<name>
       std::string name = "__torch__";
@@ -486,6 +499,67 @@ class SchemaParser {
     }
   }
 
+  static std::optional<DType> dtype_from_scalar_name(std::string_view name) {
+    for (int i = 0; i <= static_cast<int>(DType::QUInt2x4); ++i)
+      if (scalar_type_name(static_cast<DType>(i)) == name) return static_cast<DType>(i);
+    return std::nullopt;
+  }
+
+  // c10's parseRefinedTensor: `Long(10, *, strides=[..], requires_grad=0, device=cuda:1)`, the
+  // dimensions first.
+  TypePtr parse_refined_tensor() {
+    TensorType::Refinement r;
+    r.dtype = dtype_from_scalar_name(next().text);
+    TensorType::Dims dims;
+    std::optional<TensorType::Dims> strides;
+    expect('(');
+    auto number = [&]() -> int64_t {
+      const Token& t = expect(T::Number, "a number");
+      int64_t v = 0;
+      auto [p, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+      if (ec != std::errc() || p != t.text.data() + t.text.size()) fail(t, "invalid integer");
+      return v;
+    };
+    if (!next_if(')')) {
+      do {
+        if (cur().kind == T::Ident) {
+          const Token& field = next();
+          expect('=');
+          if (field.text == "device") {
+            if (r.device) fail(field, "'device' is specified twice");
+            const Token& d = expect(T::Ident, "a device");
+            std::string text(d.text);
+            if (next_if(':')) text += fmt::format(":{}", number());
+            r.device = Device::parse(text);
+            if (!r.device || (r.device->type != Device::Type::CPU && r.device->type != Device::Type::CUDA))
+              fail(d, fmt::format("cannot parse device type '{}'", text));
+          } else if (field.text == "requires_grad") {
+            if (r.requires_grad) fail(field, "'requires_grad' is specified twice");
+            r.requires_grad = number() != 0;
+          } else if (field.text == "strides") {
+            strides.emplace();
+            parse_list('[', ']', [&] { strides->push_back(number()); });
+          } else {
+            fail(field, fmt::format("Unexpected specifier '{}'", field.text));
+          }
+          continue;
+        }
+        if (r.device || r.requires_grad)
+          fail(cur(), "'device' and 'requires_grad' should come after dimensions in the type specification");
+        if (next_if('*'))
+          dims.push_back(std::nullopt);
+        else
+          dims.push_back(number());
+      } while (next_if(','));
+      expect(')');
+    }
+    if (strides && strides->size() != dims.size())
+      fail(cur(), "Strides info is specified for some but not for all dimensions");
+    r.sizes = std::move(dims);
+    r.strides = strides ? std::move(strides) : TensorType::Dims(r.sizes->size());
+    return TensorType::create(std::move(r));
+  }
+
   TypePtr base_type(std::string_view name, const Token& at) {
     static const std::unordered_map<std::string_view, TypePtr> kTypes = {
         {"Generator", GeneratorType::get()},
@@ -514,10 +588,10 @@ class SchemaParser {
         {"AnyEnumType", AnyEnumType::get()},
     };
     if (auto it = kTypes.find(name); it != kTypes.end()) return it->second;
-    // Lower-case names that are no type are type variables: t, t1, tVal.
-    if (std::islower(static_cast<unsigned char>(name[0]))) return VarType::create(std::string(name));
     if (name == "double") fail(at, "Use `float` instead of `double` in an operator's schema string");
     if (name == "int64_t") fail(at, "Use `int` instead of `int64_t` in an operator's schema string");
+    // Lower-case names that are no type are type variables: t, t1, tVal.
+    if (std::islower(static_cast<unsigned char>(name[0]))) return VarType::create(std::string(name));
     fail(at, "unknown type specifier");
   }
 
@@ -687,6 +761,7 @@ class SchemaParser {
   }
 
   std::string_view s_;
+  bool refined_tensors_ = false;
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int next_alias_id_ = 0;
@@ -695,5 +770,9 @@ class SchemaParser {
 }  // namespace
 
 FunctionSchema parse_schema(std::string_view text) { return SchemaParser(text).parse(); }
+
+TypePtr parse_schema_type(std::string_view text, bool refined_tensors) {
+  return SchemaParser(text, refined_tensors).parse_single_type();
+}
 
 }  // namespace jitctl

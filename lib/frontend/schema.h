@@ -63,6 +63,12 @@ struct FunctionSchema {
 // Parses one schema. Throws InvalidInput "invalid schema at column N: problem: <text>".
 FunctionSchema parse_schema(std::string_view text);
 
+// One type in schema syntax (`Tensor?`, `int[]`, `Dict(str, t)`, `(int, str)`), as PyTorch's IR
+// parser reads a graph's value types; with `refined_tensors` also
+// `Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)`. Returns the compiler's type (int for
+// ScalarType). Throws InvalidInput as parse_schema.
+TypePtr parse_schema_type(std::string_view text, bool refined_tensors = false);
+
 // The ClassType of a torch custom class named in schemas or code
 // (`__torch__.torch.classes.quantized.Conv2dPackedParamsBase`): one object per name, made on first
 // use; such classes have no attributes jitctl knows of.

@@ -201,7 +201,8 @@ TEST_CASE("types: named types print as torch prints them") {
 TEST_CASE("types: refined tensors in graphs") {
   using D = TensorType::Dims;
   const Device cpu{}, cuda0{Device::Type::CUDA, 0};
-  // torch._C.TensorType.create_from_tensor(...).str() and parse_ir round trips.
+  // torch._C.TensorType.create_from_tensor(...) / .get().with_dtype/with_sizes/with_device, .str(),
+  // and parse_ir round trips.
   CHECK(refined({.dtype = DType::Float32, .device = cpu, .sizes = D{3, 2}, .strides = D{1, 3}, .requires_grad = false})
             ->graph_str() == "Float(3, 2, strides=[1, 3], requires_grad=0, device=cpu)");
   CHECK(refined({.dtype = DType::Int64, .device = cpu, .sizes = D{}, .strides = D{}, .requires_grad = false})
@@ -219,10 +220,20 @@ TEST_CASE("types: refined tensors in graphs") {
   CHECK(refined({.dtype = DType::Float64})->graph_str() == "DoubleTensor");
   CHECK(refined({.dtype = DType::Float64, .sizes = D{}})->graph_str() == "Double()");
   CHECK(refined({.dtype = DType::Float64, .sizes = D{4}})->graph_str() == "Double(4)");
-  CHECK(refined({.dtype = DType::Int64, .device = cuda0, .requires_grad = true})->graph_str() ==
+  // parse_ir reads `Long(requires_grad=1, device=cuda:0)` as a 0-dim tensor.
+  CHECK(refined({.dtype = DType::Int64, .device = cuda0, .sizes = D{}, .requires_grad = true})->graph_str() ==
         "Long(requires_grad=1, device=cuda:0)");
   CHECK(refined({.dtype = DType::Float64, .sizes = D{std::nullopt, 3}})->graph_str() == "Double(*, 3)");
-  CHECK(refined({.dtype = DType::Float32, .device = cpu})->graph_str() == "Float(device=cpu)");
+  CHECK(refined({.dtype = DType::Float32, .device = cpu, .sizes = D{}})->graph_str() == "Float(device=cpu)");
+  // Rank unknown: c10 prints the fields after the "Tensor" suffix.
+  CHECK(refined({.dtype = DType::Float32, .device = cpu, .requires_grad = false})->graph_str() ==
+        "FloatTensor(requires_grad=0, device=cpu)");
+  CHECK(refined({.device = cuda0})->graph_str() == "Tensor(device=cuda:0)");
+  CHECK(refined({.dtype = DType::Int32, .device = cpu})->graph_str() == "IntTensor(device=cpu)");
+  CHECK(refined({.sizes = D{std::nullopt, std::nullopt}})->graph_str() == "Tensor(*, *)");
+  // Strides of another rank are not shown.
+  CHECK(refined({.dtype = DType::Float32, .device = cpu, .sizes = D{2, 3, 4}, .strides = D{3, 1}, .requires_grad = false})
+            ->graph_str() == "Float(2, 3, 4, requires_grad=0, device=cpu)");
   CHECK(ListType::create(refined({.dtype = DType::Float64, .sizes = D{4}}))->graph_str() == "Double(4)[]");
   // Refinements never show in str() or annotations.
   const TypePtr r = refined({.dtype = DType::Float64, .sizes = D{4}});
