@@ -281,6 +281,12 @@ const MethodSignature* find_in(const std::vector<MethodSignature>& methods, std:
 const MethodSignature* ClassType::find_method(std::string_view name) const { return find_in(methods_, name); }
 void ClassType::add_method(MethodSignature m) { methods_.push_back(std::move(m)); }
 
+void ClassType::release() {
+  attributes_.clear();
+  constants_.clear();
+  methods_.clear();
+}
+
 std::shared_ptr<InterfaceType> InterfaceType::create(std::string qualified_name, bool is_module) {
   return std::shared_ptr<InterfaceType>(new InterfaceType(std::move(qualified_name), is_module));
 }

@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -292,7 +293,8 @@ class NamedTypeBase : public Type {
 
 // A TorchScript class: a module (nn.Module subclass) or a @torch.jit.script class, and torch's
 // custom classes (`__torch__.torch.classes.quantized.Conv2dPackedParamsBase`). Mutable after
-// creation so that the importer can declare every class before filling any in.
+// creation so that the importer can declare every class before filling any in. Two classes are
+// equal when their qualified names are (archives mangle names to keep distinct classes apart).
 class ClassType final : public NamedTypeBase {
  public:
   static constexpr TypeKind kKind = TypeKind::Class;
@@ -322,6 +324,11 @@ class ClassType final : public NamedTypeBase {
   const MethodSignature* find_method(std::string_view name) const;
   void add_method(MethodSignature m);
 
+  // Drops attributes, constants and methods. Classes that refer to themselves (every method's
+  // `self`) or to each other hold shared pointers in a cycle; whoever owns a set of classes (the
+  // importer's compilation unit) calls this when it is done with them.
+  void release();
+
  private:
   ClassType(std::string name, bool is_module) : NamedTypeBase(kKind, std::move(name)), is_module_(is_module) {}
   bool is_module_;
@@ -340,6 +347,7 @@ class InterfaceType final : public NamedTypeBase {
   const std::vector<MethodSignature>& methods() const { return methods_; }
   const MethodSignature* find_method(std::string_view name) const;
   void add_method(MethodSignature m);
+  void release() { methods_.clear(); }  // as ClassType::release
 
  private:
   InterfaceType(std::string name, bool is_module) : NamedTypeBase(kKind, std::move(name)), is_module_(is_module) {}

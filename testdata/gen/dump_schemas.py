@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Write testdata/schemas/schemas.txt: every operator schema PyTorch's JIT knows, one per line, sorted.
+"""Write testdata/schemas/schemas.txt: every operator schema PyTorch's JIT knows, one per line, in the
+order torch lists them: an operator's overloads stay in registration order, which is the order
+overload resolution tries them in (`aten::add.int_float` before `aten::add(Scalar, Scalar)`).
 
 Run with Debian's PyTorch: /usr/bin/python3 testdata/gen/dump_schemas.py
 """
@@ -12,7 +14,7 @@ OUT = os.path.join(HERE, "..", "schemas", "schemas.txt")
 
 
 def main():
-    lines = sorted(str(s) for s in torch._C._jit_get_all_schemas())
+    lines = [str(s) for s in torch._C._jit_get_all_schemas()]
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -263,3 +263,31 @@ TEST_CASE("schemas: method signatures for subtyping") {
   CHECK(sig.arguments[2].name == "alpha");
   CHECK(sig.returns.size() == 1);
 }
+
+TEST_CASE("schemas: single types in schema syntax, as graph text writes them") {
+  // Value types from str(graph) in testdata/golden (printed by torch 1.13): they read back and
+  // print the same.
+  const char* graph_types[] = {
+      "int?", "str[]", "(int)", "int[]?", "Scalar", "Device", "NoneType", "Tensor[]", "Dict(int, str)",
+      "(Tensor, Tensor)?", "(Tensor, Tensor?)", "(Tensor, NoneType)", "(str, str[], Tensor)", "(Tensor, (Tensor, Tensor))",
+      "(Dict(str, Tensor), Tensor[], (int, float, str))", "Float(requires_grad=0, device=cpu)",
+      "Float(1000, 512, 1, 1, strides=[512, 1, 1, 1], requires_grad=0, device=cpu)",
+      "Float(8, 1, 3, 3, strides=[9, 9, 3, 1], requires_grad=0, device=cpu)",
+      // and from torch.jit.parse_ir round trips
+      "Long(requires_grad=1, device=cuda:0)", "Double(*, 3)", "Float(device=cpu)",
+  };
+  for (const char* t : graph_types) {
+    CAPTURE(t);
+    CHECK(parse_schema_type(t, /*refined_tensors=*/true)->graph_str() == t);
+  }
+  CHECK(parse_schema_type("ScalarType?")->equals(*parse_schema_type("int?")));  // the compiler's type
+  CHECK(parse_schema_type("ScalarType?")->str() == "int?");
+  CHECK(error_of([] { parse_schema_type("Float(2, 3)"); }).find("unknown type specifier") != std::string::npos);
+  CHECK(error_of([] { parse_schema_type("Float(2, 3, strides=[1])", true); })
+            .find("Strides info is specified for some but not for all dimensions") != std::string::npos);
+  CHECK(error_of([] { parse_schema_type("Float(device=cpu, 2)", true); })
+            .find("'device' and 'requires_grad' should come after dimensions") != std::string::npos);
+  CHECK(error_of([] { parse_schema_type("Float(device=tpu)", true); }).find("cannot parse device type 'tpu'") !=
+        std::string::npos);
+  CHECK(error_of([] { parse_schema_type("int int"); }).find("unexpected text after the type") != std::string::npos);
+}
