@@ -1,0 +1,69 @@
+#pragma once
+// An archive's code, imported as PyTorch's SourceImporter does it: every class, interface, enum
+// and NamedTuple its code files define, as types, and its free functions -- each with the parsed
+// source and source map the compiler needs to build its graph on first use.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/archive/archive.h"
+#include "lib/core/types.h"
+#include "lib/frontend/ast.h"
+#include "lib/frontend/source_map.h"
+
+namespace jitctl {
+
+class CompilationUnit {
+ public:
+  struct CodeFile {
+    std::string record;  // "code/__torch__/torch/nn/modules/conv.py"
+    std::string where;   // "model.pt: archive/code/__torch__/torch/nn/modules/conv.py", for messages
+    std::string qualifier;  // "__torch__.torch.nn.modules.conv"
+    std::string text;
+    SourceMap map;  // empty when the archive has no .debug_pkl for it
+    ParsedFile ast;
+  };
+  // A method of a class, or a free function (owner null).
+  struct Function {
+    std::string qualified_name;  // "__torch__.Net.forward", "__torch__.helper"
+    const FunctionDef* def = nullptr;
+    const CodeFile* file = nullptr;
+    std::shared_ptr<ClassType> owner;
+  };
+
+  // Parses every code file of the archive (and reads its .debug_pkl). Types are defined lazily,
+  // on the first find_type() that names them, as PyTorch does.
+  static std::shared_ptr<CompilationUnit> import(const Archive& archive);
+  ~CompilationUnit();  // breaks the reference cycles between class types
+
+  // A class, interface, enum or NamedTuple by qualified name; nullptr when no code file defines it.
+  // Throws InvalidInput ("file:line:col: ...") when its definition is malformed.
+  TypePtr find_type(std::string_view qualified_name);
+  std::shared_ptr<ClassType> find_class(std::string_view qualified_name);
+  const Function* find_method(std::string_view class_name, std::string_view method);
+  const Function* find_function(std::string_view qualified_name);
+  const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }
+
+ private:
+  struct Definition {
+    const ClassDef* cls;
+    const CodeFile* file;
+  };
+  TypePtr define(const std::string& name, const Definition& d);
+  void fill_class(ClassType& cls, const Definition& d);
+  TypePtr type_of(const Expr& e, const CodeFile& file);
+  MethodSignature signature_of(const FunctionDef& def, const CodeFile& file);
+
+  std::vector<std::unique_ptr<CodeFile>> files_;
+  std::map<std::string, Definition, std::less<>> definitions_;
+  std::map<std::string, TypePtr, std::less<>> types_;
+  std::map<std::string, Function, std::less<>> functions_;  // free functions and methods
+  std::set<std::string, std::less<>> defining_;  // being defined now: a cycle through them is an error
+  std::vector<std::shared_ptr<ClassType>> classes_;
+  std::vector<std::shared_ptr<InterfaceType>> interfaces_;
+};
+
+}  // namespace jitctl

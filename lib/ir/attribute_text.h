@@ -1,0 +1,31 @@
+#pragma once
+// How str(graph) shows attribute values: PyTorch prints every scalar and list attribute through
+// IValue::repr (so `value=1.`, `value="a\"b"`, `value=[1, 2]`, `annotate(List[int], [])`), tensors
+// as tensor_text.h describes, and graphs only as `<Graph>`.
+#include <string>
+#include <string_view>
+
+#include "lib/core/ivalue.h"
+#include "lib/ir/attributes.h"
+
+namespace jitctl {
+
+// c10::printQuotedString: double quotes, C escapes (\n, \t, \", \', \\, ...), and other bytes
+// outside printable ASCII as a backslash and three "octal digits" computed on the signed char --
+// so a UTF-8 byte 0xC3 prints as `\0)+`, which PyTorch really writes.
+std::string quote_string(std::string_view s);
+
+// IValue::repr of a double: integral values below 1e10 as `3.` (and `-0.`), the rest with 17
+// significant digits (`0.10000000000000001`, `1e+22`, `inf`, `nan`).
+std::string repr_double(double d);
+
+// IValue::repr with the formatter PyTorch's graph printer installs (tensors as
+// tensor_attribute_text, lists of tensors as `[<Tensors>]`). Empty lists and dicts, and those whose
+// element type members cannot show (Optional, Union, number, Any, interfaces), print as
+// `annotate(List[T], [...])` / `annotate(Dict[K, V],{...})`.
+std::string repr_ivalue(const IValue& v);
+
+// The text after `name=` for an attribute.
+std::string attribute_value_text(const AttributeValue& v);
+
+}  // namespace jitctl
