@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   app.footer("Exit codes: 0 success, 1 a check found a problem, 2 bad usage or invalid input, 3 unsupported feature.\n"
              "See man jitctl for details.");
   jitctl::cli::add_info_command(app);
+  jitctl::cli::add_dump_graph_command(app);
   jitctl::cli::add_planned_commands(app);
   try {
     app.parse(argc, argv);

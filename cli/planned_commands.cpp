@@ -15,7 +15,7 @@ namespace {
 struct Planned {
   std::string model, method, format, output, inputs_file, device, plot, passes;
   std::vector<std::string> inputs, input_specs, preserve, threads, interop, concurrency;
-  bool inline_ = false, all = false, list_passes = false;
+  bool all = false, list_passes = false;
   double rtol = 1e-5, atol = 1e-5;
   int warmup = 3, iters = 20, n_threads = 0, n_interop = 0;
 };
@@ -35,12 +35,6 @@ CLI::App* planned(CLI::App& app, const std::string& name, const std::string& ali
 
 void add_planned_commands(CLI::App& app) {
   static Planned p;
-  auto* graph = planned(app, "dump-graph", "graph", "Print a method's TorchScript IR graph");
-  graph->add_option("model", p.model, "TorchScript archive")->required();
-  graph->add_option("--method", p.method, "method to print")->default_str("forward");
-  graph->add_flag("--inline", p.inline_, "print the inlined graph");
-  graph->add_option("--format", p.format, "text, dot or json")->check(CLI::IsMember({"text", "dot", "json"}));
-
   auto* code = planned(app, "dump-code", "code", "Print TorchScript code");
   code->add_option("model", p.model, "TorchScript archive")->required();
   code->add_option("--method", p.method, "method to print");

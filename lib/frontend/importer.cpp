@@ -111,6 +111,12 @@ std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive)
     }
     cu->files_.push_back(std::move(f));
   }
+  if (archive.has("constants.pkl")) {
+    const IValue c = archive.load_pickle("constants.pkl", "constants/", true);
+    if (!c.is(IValue::Kind::Tuple))
+      throw InvalidInput(fmt::format("{}: holds a {}, not a tuple", archive.where("constants.pkl"), kind_name(c.kind())));
+    cu->constants_ = c.to_tuple()->items;
+  }
   return cu;
 }
 

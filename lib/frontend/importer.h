@@ -46,6 +46,8 @@ class CompilationUnit {
   const Function* find_method(std::string_view class_name, std::string_view method);
   const Function* find_function(std::string_view qualified_name);
   const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }
+  // constants.pkl: what code refers to as CONSTANTS.c0, CONSTANTS.c1, ...
+  const std::vector<IValue>& constants() const { return constants_; }
 
  private:
   struct Definition {
@@ -58,6 +60,7 @@ class CompilationUnit {
   MethodSignature signature_of(const FunctionDef& def, const CodeFile& file);
 
   std::vector<std::unique_ptr<CodeFile>> files_;
+  std::vector<IValue> constants_;
   std::map<std::string, Definition, std::less<>> definitions_;
   std::map<std::string, TypePtr, std::less<>> types_;
   std::map<std::string, Function, std::less<>> functions_;  // free functions and methods

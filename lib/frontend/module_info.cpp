@@ -6,20 +6,10 @@
 #include <unordered_set>
 
 #include "lib/core/error.h"
+#include "lib/frontend/load_module.h"
 
 namespace jitctl {
 namespace {
-
-// Checks that the records a TorchScript archive needs are there, with a precise error if not.
-void check_layout(const Archive& a) {
-  a.check_byteorder();
-  if (a.has("data.pkl")) return;
-  if (a.has("model.json"))
-    throw Unsupported(fmt::format("{}: legacy archive format (model.json, written by PyTorch before 1.4)", a.path()));
-  if (a.has("bytecode.pkl"))
-    throw Unsupported(fmt::format("{}: a lite-interpreter archive without data.pkl is not supported", a.path()));
-  throw InvalidInput(fmt::format("{}: record is missing: not a TorchScript archive", a.where("data.pkl")));
-}
 
 class ModuleWalker {
  public:
@@ -111,12 +101,10 @@ class ModuleWalker {
 }  // namespace
 
 ModuleInfo inspect_archive(const Archive& a) {
-  check_layout(a);
   ModuleInfo info;
+  info.format_version = check_torchscript_layout(a);
   info.path = a.path();
   info.root = a.root();
-  info.format_version = a.format_version();
-  if (info.format_version < 0) throw InvalidInput(fmt::format("{}: record is missing", a.where("version")));
 
   for (const auto& record : a.list("code/"))
     if (record.size() > 3 && record.compare(record.size() - 3, 3, ".py") == 0)

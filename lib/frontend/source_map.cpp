@@ -91,7 +91,7 @@ SourceMap SourceMap::read(std::string_view bytes, const std::string& where) {
   return map;
 }
 
-std::optional<std::string> SourceMap::location_for(uint32_t code_offset) const {
+std::optional<SourceLocation> SourceMap::location_for(uint32_t code_offset) const {
   // The last record starting at or before the offset generated it.
   auto it = std::upper_bound(records_.begin(), records_.end(), code_offset,
                              [](uint32_t off, const Record& r) { return off < r.code_offset; });
@@ -101,7 +101,11 @@ std::optional<std::string> SourceMap::location_for(uint32_t code_offset) const {
   const size_t line_index = static_cast<size_t>(std::count(text.begin(), text.begin() + r.start, '\n'));
   const size_t line_start = text.rfind('\n', r.start == 0 ? std::string::npos : r.start - 1);
   const size_t col = line_start == std::string::npos || r.start == 0 ? r.start : r.start - line_start - 1;
-  return fmt::format("{}:{}:{}", r.source->filename, r.source->first_line + static_cast<int64_t>(line_index), col);
+  SourceLocation loc;
+  loc.file = r.source->filename;
+  loc.line = static_cast<uint32_t>(r.source->first_line + static_cast<int64_t>(line_index));
+  loc.col = static_cast<uint32_t>(col);
+  return loc;
 }
 
 }  // namespace jitctl

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/ir/source_location.h"
+
 namespace jitctl {
 
 class SourceMap {
@@ -18,9 +20,9 @@ class SourceMap {
   // without a string table). `where` names it in messages.
   static SourceMap read(std::string_view debug_pkl, const std::string& where);
 
-  // The "file:line:col" of the original source that generated the printed code at `code_offset`;
-  // nullopt when no record covers it.
-  std::optional<std::string> location_for(uint32_t code_offset) const;
+  // The original source position (printed as "file:line:col") that generated the printed code at
+  // `code_offset`; nullopt when no record covers it.
+  std::optional<SourceLocation> location_for(uint32_t code_offset) const;
   size_t size() const { return records_.size(); }
 
  private:

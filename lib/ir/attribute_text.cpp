@@ -82,7 +82,7 @@ void repr(std::string& out, const IValue& v) {
     case K::Int: out += fmt::format("{}", v.to_int()); return;
     case K::Double: out += repr_double(v.to_double()); return;
     case K::Complex: out += format_ivalue(v); return;  // the parts print as operator<< does
-    case K::String: out += quote_string(v.to_string()); return;
+    case K::String: out += repr_string(v.to_string()); return;
     case K::Tensor: {
       const Tensor& t = v.to_tensor();
       out += t.defined() ? tensor_attribute_text(t) : "<Tensor>";
@@ -95,7 +95,7 @@ void repr(std::string& out, const IValue& v) {
     }
     case K::List: repr_list(out, *v.to_list()); return;
     case K::Dict: repr_dict(out, *v.to_dict()); return;
-    case K::Device: out += "torch.device(" + quote_string(v.to_device().str()) + ")"; return;
+    case K::Device: out += "torch.device(" + repr_string(v.to_device().str()) + ")"; return;
     // PyTorch prints a non-module object as its address; a stable placeholder serves better.
     case K::Object: out += "object(" + v.to_object()->type_name + ")"; return;
     default: out += fmt::format("<{}>", kind_name(v.kind())); return;
@@ -110,7 +110,7 @@ std::string list_text(const std::vector<T>& items, const char* elem) {
     if (i > 0) out += ", ";
     if constexpr (std::is_same_v<T, double>) out += repr_double(items[i]);
     else if constexpr (std::is_same_v<T, int64_t>) out += fmt::format("{}", items[i]);
-    else if constexpr (std::is_same_v<T, std::string>) out += quote_string(items[i]);
+    else if constexpr (std::is_same_v<T, std::string>) out += repr_string(items[i]);
     else out += format_ivalue(IValue(items[i]));
   }
   return out + "]";
@@ -118,7 +118,7 @@ std::string list_text(const std::vector<T>& items, const char* elem) {
 
 }  // namespace
 
-std::string quote_string(std::string_view s) {
+std::string repr_string(std::string_view s) {
   std::string out = "\"";
   for (const char ch : s) {
     switch (ch) {
@@ -170,7 +170,7 @@ std::string repr_ivalue(const IValue& v) {
   return out;
 }
 
-std::string attribute_value_text(const AttributeValue& v) {
+std::string attribute_value_text(const AttributeValue& v, bool mkldnn) {
   switch (kind_of(v)) {
     case AttributeKind::f: return repr_double(std::get<0>(v));
     case AttributeKind::fs: return list_text(std::get<1>(v), "float");
@@ -179,11 +179,11 @@ std::string attribute_value_text(const AttributeValue& v) {
     case AttributeKind::cs: return list_text(std::get<3>(v), "complex");
     case AttributeKind::i: return fmt::format("{}", std::get<4>(v));
     case AttributeKind::is: return list_text(std::get<5>(v), "int");
-    case AttributeKind::s: return quote_string(std::get<6>(v));
+    case AttributeKind::s: return repr_string(std::get<6>(v));
     case AttributeKind::ss: return list_text(std::get<7>(v), "str");
     case AttributeKind::t: {
       const Tensor& t = std::get<8>(v);
-      return t.defined() ? tensor_attribute_text(t) : "<Tensor>";
+      return t.defined() ? tensor_attribute_text(t, mkldnn) : "<Tensor>";
     }
     case AttributeKind::ts: return "[<Tensors>]";
     case AttributeKind::g: return "<Graph>";

@@ -13,7 +13,7 @@ namespace jitctl {
 // c10::printQuotedString: double quotes, C escapes (\n, \t, \", \', \\, ...), and other bytes
 // outside printable ASCII as a backslash and three "octal digits" computed on the signed char --
 // so a UTF-8 byte 0xC3 prints as `\0)+`, which PyTorch really writes.
-std::string quote_string(std::string_view s);
+std::string repr_string(std::string_view s);
 
 // IValue::repr of a double: integral values below 1e10 as `3.` (and `-0.`), the rest with 17
 // significant digits (`0.10000000000000001`, `1e+22`, `inf`, `nan`).
@@ -25,7 +25,8 @@ std::string repr_double(double d);
 // `annotate(List[T], [...])` / `annotate(Dict[K, V],{...})`.
 std::string repr_ivalue(const IValue& v);
 
-// The text after `name=` for an attribute.
-std::string attribute_value_text(const AttributeValue& v);
+// The text after `name=` for an attribute; `mkldnn` prints tensors as MKLDNN tensors (see
+// tensor_attribute_text), for the value of a prim::ConstantMKLDNNTensor.
+std::string attribute_value_text(const AttributeValue& v, bool mkldnn = false);
 
 }  // namespace jitctl

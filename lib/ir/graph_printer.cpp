@@ -1,5 +1,7 @@
 #include "lib/ir/graph_printer.h"
 
+#include <fmt/format.h>
+
 #include "lib/ir/attribute_text.h"
 
 namespace jitctl {
@@ -34,7 +36,7 @@ void attributes(std::string& out, const Node& n, bool skip_subgraph) {
     first = false;
     out += a.name.unqual_string();
     out += '=';
-    out += attribute_value_text(a.value);
+    out += attribute_value_text(a.value, n.kind() == prim::ConstantMKLDNNTensor);
   }
   out += ']';
 }
@@ -67,7 +69,7 @@ void print_node(std::string& out, const Node& n, size_t level, std::vector<const
   for (size_t i = 0; i < n.blocks().size(); ++i) {
     const Block* b = n.blocks()[i];
     indent(out, level + 1);
-    out += "block" + std::to_string(i) + "(";
+    out += fmt::format("block{}(", i);
     typed_values(out, b->inputs(), ", ");
     out += "):\n";
     for (const Node* nested : b->nodes()) print_node(out, *nested, level + 2, groups, true);
@@ -90,7 +92,7 @@ void print_graph(std::string& out, const Graph& g, bool source_locations) {
   for (size_t i = 0; i < groups.size(); ++i) {
     out += "with ";
     out += groups[i]->kind().qual_string();
-    out += "_" + std::to_string(i) + " = ";
+    out += fmt::format("_{} = ", i);
     // The subgraph prints as operator<< does, source locations on.
     print_graph(out, *groups[i]->g(attr::Subgraph), true);
   }

@@ -751,7 +751,8 @@ Node* Graph::create_get_attr(Value* obj, const std::string& field) {
   Node* n = create(prim::GetAttr, {obj}, 1);
   n->s_(attr::name, field);
   TypePtr type = cls.find_attribute(field);
-  if (!type) throw InvalidInput(fmt::format("{} does not have an attribute with name '{}'", cls.qualified_name(), field));
+  if (!type)
+    throw InvalidInput(fmt::format("{} does not have an attribute with name '{}'", cls.qualified_name(), field));
   n->output()->set_type(std::move(type));
   // A digits-only field (a ModuleList index) would be an invalid name.
   n->output()->set_debug_name(all_digits(field) ? "_" + field : field);

@@ -203,6 +203,7 @@ class Node {
   AttributeKind kind_of(Symbol name) const;
   std::vector<Symbol> attribute_names() const;
   const std::vector<Attribute>& attributes() const { return attrs_; }
+  // (Inside Node's own members this name hides the attr:: namespace: write jitctl::attr::value.)
   const AttributeValue& attr(Symbol name) const;
   Node* set_attr(Symbol name, AttributeValue v);
   Node* remove_attribute(Symbol name);
@@ -214,25 +215,35 @@ class Node {
 
   // PyTorch's short accessors: n->i_(attr::value, 3), n->i(attr::value).
   Node* f_(Symbol n, double v) { return set_attr(n, AttributeValue(std::in_place_index<0>, v)); }
-  Node* fs_(Symbol n, std::vector<double> v) { return set_attr(n, AttributeValue(std::in_place_index<1>, std::move(v))); }
+  Node* fs_(Symbol n, std::vector<double> v) {
+    return set_attr(n, AttributeValue(std::in_place_index<1>, std::move(v)));
+  }
   Node* c_(Symbol n, std::complex<double> v) { return set_attr(n, AttributeValue(std::in_place_index<2>, v)); }
   Node* cs_(Symbol n, std::vector<std::complex<double>> v) {
     return set_attr(n, AttributeValue(std::in_place_index<3>, std::move(v)));
   }
   Node* i_(Symbol n, int64_t v) { return set_attr(n, AttributeValue(std::in_place_index<4>, v)); }
-  Node* is_(Symbol n, std::vector<int64_t> v) { return set_attr(n, AttributeValue(std::in_place_index<5>, std::move(v))); }
+  Node* is_(Symbol n, std::vector<int64_t> v) {
+    return set_attr(n, AttributeValue(std::in_place_index<5>, std::move(v)));
+  }
   Node* s_(Symbol n, std::string v) { return set_attr(n, AttributeValue(std::in_place_index<6>, std::move(v))); }
   Node* ss_(Symbol n, std::vector<std::string> v) {
     return set_attr(n, AttributeValue(std::in_place_index<7>, std::move(v)));
   }
   Node* t_(Symbol n, Tensor v) { return set_attr(n, AttributeValue(std::in_place_index<8>, std::move(v))); }
-  Node* ts_(Symbol n, std::vector<Tensor> v) { return set_attr(n, AttributeValue(std::in_place_index<9>, std::move(v))); }
-  Node* g_(Symbol n, std::shared_ptr<Graph> v) { return set_attr(n, AttributeValue(std::in_place_index<10>, std::move(v))); }
+  Node* ts_(Symbol n, std::vector<Tensor> v) {
+    return set_attr(n, AttributeValue(std::in_place_index<9>, std::move(v)));
+  }
+  Node* g_(Symbol n, std::shared_ptr<Graph> v) {
+    return set_attr(n, AttributeValue(std::in_place_index<10>, std::move(v)));
+  }
   Node* gs_(Symbol n, std::vector<std::shared_ptr<Graph>> v) {
     return set_attr(n, AttributeValue(std::in_place_index<11>, std::move(v)));
   }
   Node* ty_(Symbol n, TypePtr v) { return set_attr(n, AttributeValue(std::in_place_index<12>, std::move(v))); }
-  Node* tys_(Symbol n, std::vector<TypePtr> v) { return set_attr(n, AttributeValue(std::in_place_index<13>, std::move(v))); }
+  Node* tys_(Symbol n, std::vector<TypePtr> v) {
+    return set_attr(n, AttributeValue(std::in_place_index<13>, std::move(v)));
+  }
   Node* ival_(Symbol n, IValue v) { return set_attr(n, AttributeValue(std::in_place_index<14>, std::move(v))); }
 
   double f(Symbol n) const { return get<AttributeKind::f>(n); }
@@ -279,6 +290,7 @@ class Node {
   friend class Block;
   friend class Value;
   friend class NodeIterator;
+  friend class detail::GraphTextParser;  // turns a printed `kind_N` back into `kind`
   Node(Graph* graph, Symbol kind);
 
   using Attrs = std::vector<Attribute>;

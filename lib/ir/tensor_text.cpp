@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <complex>
@@ -294,17 +295,21 @@ void for_each_matrix(const std::vector<int64_t>& sizes, F&& f) {
   }
 }
 
-std::string type_string(const Tensor& t) {
-  const char* backend = t.device().type == Device::Type::CUDA ? "CUDA" : t.device().type == Device::Type::Meta ? "Meta" : "CPU";
-  return fmt::format("{}{}Type", backend, scalar_type_name(t.dtype()));
+std::string type_string(const Tensor& t, bool mkldnn) {
+  const char* backend = t.device().type == Device::Type::CUDA   ? "CUDA"
+                        : t.device().type == Device::Type::Meta ? "Meta"
+                                                                : "CPU";
+  return fmt::format("{}{}{}Type", mkldnn ? "Mkldnn" : "", backend, scalar_type_name(t.dtype()));
 }
 
-std::string aten_printout(const Tensor& t) {
+constexpr std::string_view kMkldnnPrefix = "MKLDNN Tensor: ";
+
+std::string aten_printout(const Tensor& t, bool mkldnn) {
   std::vector<double> v;
   v.reserve(static_cast<size_t>(t.numel()));
   for_each_element(t, [&](const uint8_t* p) { v.push_back(element_double(t.dtype(), p)); });
   const auto& sizes = t.sizes();
-  std::string out;
+  std::string out(mkldnn ? kMkldnnPrefix : "");
   if (sizes.size() == 1) {
     if (!v.empty()) {
       const Format f = choose_format(v.data(), v.size());
@@ -333,7 +338,7 @@ std::string aten_printout(const Tensor& t) {
       print_matrix(out, v.data() + off, rows, cols, 1);
     });
   }
-  out += "[ " + type_string(t) + "{" + fmt::format("{}", fmt::join(sizes, ",")) + "}";
+  out += "[ " + type_string(t, mkldnn) + "{" + fmt::format("{}", fmt::join(sizes, ",")) + "}";
   out += " ]";
   std::replace(out.begin(), out.end(), '\n', ' ');
   return out;
@@ -496,6 +501,7 @@ class PrintoutReader {
 DType dtype_from_printed(const std::string& prefix, Device* device) {
   std::string_view name = prefix;
   *device = Device{};
+  if (name.starts_with("Mkldnn")) name.remove_prefix(6);
   if (name.starts_with("CUDA")) {
     device->type = Device::Type::CUDA;
     name.remove_prefix(4);
@@ -512,17 +518,9 @@ DType dtype_from_printed(const std::string& prefix, Device* device) {
   return *dt;
 }
 
-Tensor tensor_of(DType dtype, std::vector<int64_t> sizes, Device device, const std::vector<std::complex<double>>& v) {
-  Tensor t = Tensor::empty(dtype, std::move(sizes), device);
-  auto* p = static_cast<uint8_t*>(t.mutable_data());
-  const size_t esize = element_size(dtype);
-  for (size_t i = 0; i < v.size(); ++i) set_element(dtype, p + i * esize, v[i]);
-  return t;
-}
-
 }  // namespace
 
-std::string tensor_attribute_text(const Tensor& t) {
+std::string tensor_attribute_text(const Tensor& t, bool mkldnn) {
   const int64_t n = t.numel();
   if (n == 1) {
     // A boxed scalar, printed through a double (or long, or complex) at ostream's default
@@ -533,18 +531,19 @@ std::string tensor_attribute_text(const Tensor& t) {
         out += g6(element_double(t.dtype(), p));
       } else if (is_complex(t.dtype())) {
         const auto c = element_complex(t.dtype(), p);
-        out += "(" + g6(c.real()) + "," + g6(c.imag()) + ")";
+        out += fmt::format("({},{})", g6(c.real()), g6(c.imag()));
       } else {
         out += fmt::format("{}", element_int(t.dtype(), p));
       }
     });
     return out + "}";
   }
-  if (n <= 10) return aten_printout(t);
+  if (n <= 10) return aten_printout(t, mkldnn);
   return "<Tensor>";
 }
 
 size_t tensor_printout_end(std::string_view s, size_t pos) {
+  if (s.substr(pos, kMkldnnPrefix.size()) == kMkldnnPrefix) pos += kMkldnnPrefix.size();
   if (pos < s.size() && s[pos] == '(' && !matrix_header_at(s, pos)) return 0;
   // The body holds numbers, `*`, `Columns a to b` and matrix headers; it ends at the footer.
   static constexpr std::string_view allowed = "0123456789 .-+*(),=einfaCoolumnst";
@@ -567,7 +566,9 @@ Tensor parse_tensor_printout(std::string_view text) {
   for (int64_t d : sizes) numel *= d;
   if (sizes.empty() || numel == 1 || numel > 10) bad("wrong element count for a printout");
 
-  PrintoutReader r(text.substr(0, open));
+  std::string_view values_text = text.substr(0, open);
+  if (values_text.starts_with(kMkldnnPrefix)) values_text.remove_prefix(kMkldnnPrefix.size());
+  PrintoutReader r(values_text);
   std::vector<double> values;
   if (numel > 0) {
     if (sizes.size() == 1) {
@@ -591,7 +592,7 @@ Tensor parse_tensor_printout(std::string_view text) {
   }
   if (!r.done()) bad("too many values");
   std::vector<std::complex<double>> cv(values.begin(), values.end());
-  return tensor_of(dtype, std::move(sizes), device, cv);
+  return tensor_from_values(dtype, std::move(sizes), cv, device);
 }
 
 Tensor parse_scalar_tensor_text(std::string_view inside, const TypePtr& hint) {
@@ -613,8 +614,8 @@ Tensor parse_scalar_tensor_text(std::string_view inside, const TypePtr& hint) {
     value = number(inside);
   }
   DType dtype = complex ? DType::Complex64
-                : inside.find_first_of(".eE") != std::string_view::npos || inside.find("inf") != std::string_view::npos ||
-                        inside.find("nan") != std::string_view::npos
+                : inside.find_first_of(".eE") != std::string_view::npos ||
+                        inside.find("inf") != std::string_view::npos || inside.find("nan") != std::string_view::npos
                     ? DType::Float32
                     : DType::Int64;
   std::vector<int64_t> sizes;
@@ -626,7 +627,18 @@ Tensor parse_scalar_tensor_text(std::string_view inside, const TypePtr& hint) {
     if (r.sizes && std::all_of(r.sizes->begin(), r.sizes->end(), [](const auto& d) { return d && *d == 1; }))
       sizes.assign(r.sizes->size(), 1);
   }
-  return tensor_of(dtype, std::move(sizes), device, {value});
+  return tensor_from_values(dtype, std::move(sizes), std::span<const std::complex<double>>(&value, 1), device);
+}
+
+Tensor tensor_from_values(DType dtype, std::vector<int64_t> sizes, std::span<const std::complex<double>> values,
+                          Device device) {
+  Tensor t = Tensor::empty(dtype, std::move(sizes), device);
+  if (static_cast<int64_t>(values.size()) != t.numel())
+    throw InvalidInput(fmt::format("{} values for a tensor of {} elements", values.size(), t.numel()));
+  auto* p = static_cast<uint8_t*>(t.mutable_data());
+  const size_t esize = element_size(dtype);
+  for (size_t i = 0; i < values.size(); ++i) set_element(dtype, p + i * esize, values[i]);
+  return t;
 }
 
 }  // namespace jitctl

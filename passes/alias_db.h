@@ -1,0 +1,48 @@
+#pragma once
+// Alias analysis as PyTorch 1.13's AliasDb answers it, for the questions the clean-up passes ask:
+// does a node write to memory something outside the graph can see (DCE keeps it), does it write
+// to a live value's memory (DCE keeps it while that value is live), and may two constants be
+// merged without changing what aliases what (constant pooling).
+//
+// Not a pass: an analysis built once over a graph, stale as soon as the graph changes.
+//
+// The model is PyTorch's: every value of a mutable type (Tensor, List, Dict, class, and tuples,
+// optionals, futures and unions holding one) gets an element in a points-to graph; an element
+// that points nowhere is a memory location. Values that escape the analysis (graph inputs,
+// attributes read from objects, things put into containers or passed to calls) are "wildcards":
+// their locations also point at one wildcard location per type. Writes come from schema alias
+// annotations (`Tensor(a!)`), from SetAttr, and from calls treated conservatively.
+#include <memory>
+#include <unordered_set>
+#include <vector>
+
+#include "lib/ir/ir.h"
+
+namespace jitctl {
+
+class AliasDb {
+ public:
+  explicit AliasDb(const Graph& g);
+  ~AliasDb();
+  AliasDb(const AliasDb&) = delete;
+  AliasDb& operator=(const AliasDb&) = delete;
+
+  // Can a value of this type alias another one (PyTorch's AliasDb::isMutableType)?
+  static bool is_mutable_type(const TypePtr& type);
+
+  // Does `n` itself (not its blocks) write to a wildcard location?
+  bool writes_to_wildcard(const Node* n) const;
+  // Does `n`, or a node in its blocks, write to memory one of `values` may point to?
+  bool writes_to_alias(const Node* n, const std::unordered_set<const Value*>& values) const;
+  // Does any node write to memory `v` may point to?
+  bool has_writers(const Value* v) const;
+  // PyTorch's safeToChangeAliasingRelationship: nothing writes to either side, and not both
+  // may reach outside the graph (an input, an output, a wildcard).
+  bool safe_to_change_aliasing_relationship(const std::vector<Value*>& a, const std::vector<Value*>& b) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace jitctl

@@ -1,0 +1,204 @@
+#include "passes/constant_propagation.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "lib/ir/constants.h"
+#include "passes/alias_db.h"
+#include "passes/dead_code_elimination.h"
+#include "passes/immutable_ops.h"
+#include "passes/node_equality.h"
+
+namespace jitctl {
+namespace {
+
+// Kinds that are never folded, whatever their inputs.
+bool skipped_kind(Symbol k) {
+  return k == prim::If || k == prim::Loop || k == prim::Closure || k == prim::Constant || k == prim::AutogradZero ||
+         k == prim::Uninitialized || k == prim::Guard || k == prim::profile || k == prim::profile_ivalue ||
+         k == prim::unchecked_unwrap_optional || k == Symbol::aten("dequantize");
+}
+
+// The kinds Node::hasSideEffects names, and the conservatively analysed operators.
+bool has_side_effects(Symbol k) {
+  static const std::unordered_set<std::string_view> names = {
+      "prim::PythonOp", "prim::IgnoredPythonOp", "prim::Print", "prim::RaiseException", "aten::warn",
+      "aten::save", "aten::manual_seed", "prim::AddStatValue", "prim::TimePoint", "prim::CallFunction",
+      "prim::CallMethod", "prim::BailoutTemplate", "prim::BailOut", "prim::rpc_async", "prim::rpc_sync",
+      "prim::rpc_remote", "aten::wait", "cuda::set_stream", "cuda::_set_device", "cuda::_current_device",
+      "cuda::synchronize", "prim::Enter", "prim::Exit", "aten::backward", "aten::dist_backward",
+      "aten::is_autocast_cpu_enabled", "aten::is_autocast_enabled", "aten::is_grad_enabled",
+      "aten::set_grad_enabled", "prim::StaticRuntimeCopyOuts", "profiler::_record_function_exit"};
+  const std::string_view ns = k.ns_string();
+  return ns == "c10d" || ns == "_test" || ns == "static_runtime" || names.count(k.qual_string()) > 0;
+}
+
+bool all_immutable(const std::vector<Value*>& values) {
+  return std::none_of(values.begin(), values.end(), [](const Value* v) { return AliasDb::is_mutable_type(v->type()); });
+}
+
+std::optional<bool> constant_bool(const Value* v) {
+  if (v->node()->kind() != prim::Constant || v->type()->kind() != TypeKind::Bool) return std::nullopt;
+  return to_ivalue(v)->to_bool();
+}
+
+std::optional<int64_t> constant_int(const Value* v) {
+  if (v->node()->kind() != prim::Constant || v->type()->kind() != TypeKind::Int) return std::nullopt;
+  return to_ivalue(v)->to_int();
+}
+
+class ConstantPropagator {
+ public:
+  explicit ConstantPropagator(Graph& g) : graph_(g) {}
+
+  bool run() {
+    propagate(graph_.block());
+    return changed_;
+  }
+
+ private:
+  void propagate(Block* b) {
+    for (auto it = b->nodes().begin(); it != b->nodes().end();) {
+      Node* n = *it;
+      ++it;  // n may be destroyed
+      propagate(n);
+    }
+  }
+
+  void propagate(Node* n) {
+    const bool constant_inputs = std::all_of(n->inputs().begin(), n->inputs().end(),
+                                             [](const Value* v) { return v->node()->kind() == prim::Constant; });
+    if (n->kind() == prim::If) {
+      if (constant_inputs) {
+        inline_if(n);
+      } else {
+        for (Block* b : n->blocks()) propagate(b);
+        remove_extra_if_outputs(n);
+      }
+    } else if (n->kind() == prim::Loop) {
+      if (loop_will_not_run(n)) {
+        remove_loop(n);
+      } else {
+        for (Block* b : n->blocks()) propagate(b);
+        remove_extra_loop_outputs(n);
+      }
+    } else if (constant_inputs && supported(n)) {
+      fold(n);
+    } else {
+      for (Block* b : n->blocks()) propagate(b);
+    }
+  }
+
+  static bool supported(const Node* n) {
+    return all_immutable(n->inputs()) && all_immutable(n->outputs()) && !n->kind().is_onnx() &&
+           !skipped_kind(n->kind()) && !has_side_effects(n->kind()) && n->blocks().empty();
+  }
+
+  void fold(Node* n) {
+    std::vector<IValue> args;
+    for (const Value* in : n->inputs()) {
+      auto v = to_ivalue(in);
+      if (!v) return;
+      args.push_back(std::move(*v));
+    }
+    auto results = run_immutable_op(n, args);
+    if (!results || results->size() != n->outputs().size()) return;
+    WithInsertPoint guard(n);
+    for (size_t i = 0; i < results->size(); ++i) {
+      Value* c = graph_.try_insert_constant((*results)[i]);
+      if (!c) continue;  // not representable: the node stays, DCE keeps it
+      changed_ = true;
+      const TypePtr& old_type = n->output(i)->type();
+      // None keeps the type its use expects; a tuple keeps its NamedTuple name, which the value
+      // alone does not carry.
+      if ((*results)[i].is_none() || (old_type->kind() == TypeKind::Tuple && old_type->expect<TupleType>().is_named()))
+        c->set_type(old_type);
+      n->output(i)->replace_all_uses_with(c);
+    }
+  }
+
+  void inline_if(Node* n) {
+    const bool cond = to_ivalue(n->input(0))->to_bool();
+    Block* taken = n->blocks().at(cond ? 0 : 1);
+    propagate(taken);
+    for (auto it = taken->nodes().begin(); it != taken->nodes().end();) {
+      Node* inner = *it;
+      ++it;
+      inner->move_before(n);
+    }
+    for (size_t i = 0; i < n->outputs().size(); ++i) n->output(i)->replace_all_uses_with(taken->outputs().at(i));
+    // The untaken branch goes with the node, side effects and all.
+    n->destroy();
+    changed_ = true;
+  }
+
+  static void replace_and_remove_if_output(Node* n, size_t i, Value* replacement) {
+    n->output(i)->replace_all_uses_with(replacement);
+    n->erase_output(i);
+    n->blocks().at(0)->erase_output(i);
+    n->blocks().at(1)->erase_output(i);
+  }
+
+  void remove_extra_if_outputs(Node* n) {
+    Block* t = n->blocks().at(0);
+    Block* f = n->blocks().at(1);
+    const size_t before = t->outputs().size();
+    WithInsertPoint guard(n);
+    for (size_t i = 0; i < t->outputs().size();) {
+      Value* tv = t->outputs().at(i);
+      Value* fv = f->outputs().at(i);
+      if (tv == fv) {
+        replace_and_remove_if_output(n, i, tv);
+        continue;
+      }
+      auto constant = to_ivalue(tv);
+      if (constant && nodes_equal(tv->node(), fv->node())) {
+        replace_and_remove_if_output(n, i, graph_.insert_constant(*constant));
+        continue;
+      }
+      ++i;
+    }
+    changed_ |= before != t->outputs().size();
+  }
+
+  static bool loop_will_not_run(const Node* n) {
+    const int64_t trips = constant_int(n->input(0)).value_or(1);
+    const bool cond = constant_bool(n->input(1)).value_or(true);
+    return !(cond && trips > 0);
+  }
+
+  void remove_loop(Node* n) {
+    for (size_t i = 0; i < n->outputs().size(); ++i) n->output(i)->replace_all_uses_with(n->input(i + 2));
+    changed_ = true;
+    n->destroy();
+  }
+
+  void remove_extra_loop_outputs(Node* n) {
+    Block* body = n->blocks().at(0);
+    const size_t before = n->outputs().size();
+    for (size_t i = n->outputs().size(); i-- > 0;) {
+      if (body->inputs().at(i + 1) != body->outputs().at(i + 1)) continue;
+      Value* initial = n->input(i + 2);
+      n->output(i)->replace_all_uses_with(initial);
+      body->inputs().at(i + 1)->replace_all_uses_with(initial);
+      n->erase_output(i);
+      n->remove_input(i + 2);
+      body->erase_input(i + 1);
+      body->erase_output(i + 1);
+    }
+    changed_ |= before != n->outputs().size();
+  }
+
+  Graph& graph_;
+  bool changed_ = false;
+};
+
+}  // namespace
+
+bool propagate_immutable_constants(Graph& g) {
+  const bool changed = ConstantPropagator(g).run();
+  if (changed) eliminate_dead_code(g);
+  return changed;
+}
+
+}  // namespace jitctl

@@ -1,0 +1,12 @@
+#pragma once
+// Dead code elimination as PyTorch 1.13's EliminateDeadCode(graph) runs it on a freshly compiled
+// graph: nodes whose results nobody needs are deleted, unless they have side effects (raise, print,
+// calls, writes that escape the graph) or write to memory a live value may point to; unused If
+// outputs and loop-carried values that neither the loop's users nor its body read are deleted too.
+#include "lib/ir/ir.h"
+
+namespace jitctl {
+
+void eliminate_dead_code(Graph& g);
+
+}  // namespace jitctl
