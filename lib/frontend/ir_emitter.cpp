@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "lib/core/error.h"
 #include "lib/frontend/schema_matching.h"
 #include "lib/frontend/type_parser.h"
+#include "lib/ir/constants.h"
 #include "passes/canonicalize_outputs.h"
 #include "passes/constant_pooling.h"
 #include "passes/convert_to_ssa.h"
@@ -32,7 +34,9 @@ struct Sugared {
     Function,    // a free TorchScript function by qualified name: prim::CallFunction
     Namespace,   // torch, ops.aten, __torch__.a.b: attribute access goes deeper
     Constants,   // CONSTANTS
-    SpecialForm, // annotate, unchecked_cast, uninitialized, fork
+    SpecialForm, // annotate, unchecked_cast, uninitialized, fork, getattr, range
+    Cast,        // int(), float(), bool(), str()
+    Range,       // range(...): value = end, name unused (start/step in the emitter's range_ map)
   } kind = Kind::Simple;
   Value* value = nullptr;
   std::string name;
@@ -45,7 +49,7 @@ class Emitter {
   }
 
   std::shared_ptr<Graph> run() {
-    frames_.push_back(Frame{graph_->block(), {}, {}});
+    push_frame(graph_->block());
     const FunctionDef& def = *fn_.def;
     const FunctionSchema schema = schema_of(cu_, fn_);
     declared_return_ = schema.returns.at(0).type;
@@ -58,10 +62,13 @@ class Emitter {
   }
 
  private:
+  // One scope of variables: the function body, an if branch, a loop body or condition. Popped
+  // frames keep their parent link, because the if-merge looks variables up through them.
   struct Frame {
     Block* block;
-    std::map<std::string, TypePtr> type_table;
-    std::map<std::string, Sugared> value_table;
+    std::map<std::string, TypePtr> type_table;   // first-class variables (Store/Load)
+    std::map<std::string, Sugared> value_table;  // sugared ones (modules seen as values, functions)
+    std::shared_ptr<Frame> next;
   };
 
   [[noreturn]] void unsupported(const SourceRange& r, const std::string& what) const {
@@ -76,7 +83,13 @@ class Emitter {
   std::optional<SourceLocation> loc(const SourceRange& r) const { return file_.map.location_for(r.start); }
 
   // ---- environment (PyTorch's Environment: Store/Load, naming) ----
-  Frame& frame() { return frames_.back(); }
+  Frame& frame() { return *frame_; }
+  void push_frame(Block* b) { frame_ = std::make_shared<Frame>(Frame{b, {}, {}, frame_}); }
+  std::shared_ptr<Frame> pop_frame() {
+    auto f = frame_;
+    frame_ = f->next;
+    return f;
+  }
 
   Value* insert_load(const std::string& name, const TypePtr& type) {
     Node* n = graph_->insert_node(graph_->create_load(name, type));
@@ -92,17 +105,18 @@ class Emitter {
     if (auto it = f.type_table.find(name); it != f.type_table.end()) return Sugared{Sugared::Kind::Simple, insert_load(name, it->second), ""};
     return std::nullopt;
   }
-  std::optional<Sugared> find_in_any_frame(const std::string& name, size_t from_top = 0) {
-    for (size_t i = frames_.size() - from_top; i-- > 0;)
-      if (auto r = find_in_frame(frames_[i], name)) return r;
+  // Looking a variable up creates a Load wherever it is found in a type table, as in PyTorch.
+  std::optional<Sugared> find_in_any_frame(const std::shared_ptr<Frame>& from, const std::string& name) {
+    for (Frame* f = from.get(); f; f = f->next.get())
+      if (auto r = find_in_frame(*f, name)) return r;
     return std::nullopt;
   }
   void set_var(const SourceRange& r, const std::string& name, Sugared value, const TypePtr& annotated = nullptr) {
     Value* simple = value.kind == Sugared::Kind::Simple ? value.value : nullptr;
     if (simple && !simple->has_debug_name() && meaningful(name) && simple->node()->owning_block() == frame().block)
       simple->set_debug_name(name);
-    if (frames_.size() > 1) {
-      if (auto parent = find_in_any_frame(name, 1)) {
+    {
+      if (auto parent = find_in_any_frame(frame_->next, name)) {
         if (!simple || parent->kind != Sugared::Kind::Simple)
           invalid(r, fmt::format("cannot re-assign '{}': only first-class values can be re-assigned", name));
         const TypePtr parent_type = unshaped_type(parent->value->type());
@@ -117,14 +131,17 @@ class Emitter {
   }
 
   Sugared get_var(const std::string& name, const SourceRange& r) {
-    if (auto v = find_in_any_frame(name)) return *v;
+    if (auto v = find_in_any_frame(frame_, name)) return *v;
     // What the archive's resolver provides for loaded code.
     if (name == "torch") return {Sugared::Kind::Namespace, nullptr, "aten"};
     if (name == "ops") return {Sugared::Kind::Namespace, nullptr, "ops"};
     if (name == "__torch__") return {Sugared::Kind::Namespace, nullptr, "__torch__"};
     if (name == "CONSTANTS") return {Sugared::Kind::Constants, nullptr, ""};
-    if (name == "annotate" || name == "unchecked_cast" || name == "uninitialized" || name == "fork")
+    if (name == "annotate" || name == "unchecked_cast" || name == "uninitialized" || name == "fork" ||
+        name == "getattr" || name == "range")
       return {Sugared::Kind::SpecialForm, nullptr, name};
+    if (name == "int" || name == "float" || name == "bool" || name == "str") return {Sugared::Kind::Cast, nullptr, name};
+    if (name == "len") return {Sugared::Kind::Builtin, nullptr, "aten::len"};
     unsupported(r, fmt::format("the name '{}'", name));
   }
 
@@ -150,7 +167,7 @@ class Emitter {
     if (s.kind == Sugared::Kind::Simple) return s.value;
     unsupported(r, "using this name as a value");
   }
-  Value* emit_expr(const Expr& e) { return as_value(emit_sugared(e), e.range); }
+  Value* emit_expr(const Expr& e, const TypePtr& hint = nullptr) { return as_value(emit_sugared(e, hint), e.range); }
 
   std::vector<NamedValue> emit_args(const std::vector<ExprPtr>& xs, size_t from, std::vector<NamedValue>* kwargs) {
     std::vector<NamedValue> args;
@@ -167,7 +184,7 @@ class Emitter {
 
   Sugared simple(Value* v) { return {Sugared::Kind::Simple, v, ""}; }
 
-  Sugared emit_sugared(const Expr& e) {
+  Sugared emit_sugared(const Expr& e, const TypePtr& hint = nullptr) {
     switch (e.kind) {
       case ExprKind::Name: return get_var(e.text, e.range);
       case ExprKind::Int: return simple(emit_int(e.int_value, false, e.range));
@@ -188,18 +205,9 @@ class Emitter {
         for (const auto& c : e.children) items.push_back(emit_expr(*c));
         return simple(graph_->insert_node(graph_->create_tuple(items))->output());
       }
-      case ExprKind::List: {
-        if (e.children.empty()) unsupported(e.range, "an empty list literal without annotate()");
-        std::vector<Value*> items;
-        std::vector<TypePtr> types;
-        for (const auto& c : e.children) {
-          items.push_back(emit_expr(*c));
-          types.push_back(items.back()->type());
-        }
-        auto elem = unify_type_list(types);
-        if (!elem) elem = unify_types(types[0], types[0], true);
-        return simple(graph_->insert_node(graph_->create_list(*elem, items))->output());
-      }
+      case ExprKind::List: return simple(emit_list_literal(e, hint));
+      case ExprKind::Dict: return simple(emit_dict_literal(e, hint));
+      case ExprKind::Subscript: return emit_subscript(e);
       case ExprKind::Attribute: {
         Sugared obj = emit_sugared(*e.children[0]);
         return attr(obj, e.text, e.range);
@@ -207,6 +215,67 @@ class Emitter {
       case ExprKind::Call: return emit_call(e);
       default: unsupported(e.range, fmt::format("this expression ({})", dump(e).substr(0, 40)));
     }
+  }
+
+  Value* emit_list_literal(const Expr& e, const TypePtr& hint) {
+    std::vector<Value*> items;
+    for (const auto& c : e.children) items.push_back(emit_expr(*c));
+    const ListType* hinted = hint ? hint->cast<ListType>() : nullptr;
+    if (items.empty() && !hinted) {
+      Node* n = graph_->insert_node(graph_->create(Symbol::prim("EmptyListLiteral"), 1));
+      n->output()->set_type(ListType::create(TensorType::get()));
+      return n->output();
+    }
+    TypePtr elem = hinted ? hinted->elem() : TensorType::get();
+    if (!items.empty()) {
+      std::vector<TypePtr> types;
+      for (auto* v : items) types.push_back(v->type());
+      std::string why;
+      auto unified = unify_type_list(types, &why);
+      if (!unified) unified = unify_types(types[0], types[1 % types.size()], true);
+      if (hinted && std::all_of(types.begin(), types.end(), [&](const TypePtr& t) { return t->is_subtype_of(*hinted->elem()); }))
+        elem = hinted->elem();
+      else if (unified) elem = *unified;
+    }
+    return graph_->insert_node(graph_->create_list(elem, items))->output();
+  }
+
+  Value* emit_dict_literal(const Expr& e, const TypePtr& hint) {
+    std::vector<Value*> keys, values;
+    TypePtr value_type;
+    for (size_t i = 0; i + 1 < e.children.size(); i += 2) {
+      keys.push_back(emit_expr(*e.children[i]));
+      values.push_back(emit_expr(*e.children[i + 1]));
+      value_type = value_type ? unify_types(value_type, values.back()->type(), true).value_or(values.back()->type())
+                              : values.back()->type();
+    }
+    TypePtr key_type = keys.empty() ? StringType::get() : keys[0]->type();
+    if (!value_type) value_type = TensorType::get();
+    if (const auto* d = hint ? hint->cast<DictType>() : nullptr) {
+      key_type = d->key();
+      value_type = d->value();
+    }
+    return graph_->insert_node(graph_->create_dict(key_type, value_type, keys, values))->output();
+  }
+
+  Sugared emit_subscript(const Expr& e) {
+    if (e.children.size() != 2 || e.children[1]->kind == ExprKind::Slice) unsupported(e.range, "slicing");
+    Value* obj = emit_expr(*e.children[0]);
+    Value* idx = emit_expr(*e.children[1]);
+    const TypePtr& t = obj->type();
+    if (auto* tuple = t->cast<TupleType>()) {
+      auto k = to_ivalue(idx);
+      if (!k || !k->is(IValue::Kind::Int)) unsupported(e.range, "indexing a tuple with a non-constant");
+      int64_t i = k->to_int();
+      const auto n = static_cast<int64_t>(tuple->elements().size());
+      if (i < 0) i += n;
+      if (i < 0 || i >= n) invalid(e.range, "tuple index out of range");
+      return simple(graph_->insert_node(graph_->create_tuple_index(obj, idx, tuple->elements()[static_cast<size_t>(i)]))->output());
+    }
+    if (t->cast<ListType>() || t->kind() == TypeKind::String || t->cast<DictType>())
+      return simple(emit_builtin_call(*graph_, loc(e.range), "aten::__getitem__", {NamedValue{"", obj, {}}, NamedValue{"", idx, {}}},
+                                      {}, std::nullopt, where(e.range)));
+    unsupported(e.range, fmt::format("indexing a value of type {}", t->str()));
   }
 
   Sugared attr(const Sugared& obj, const std::string& field, const SourceRange& r) {
@@ -260,6 +329,7 @@ class Emitter {
     std::vector<NamedValue> kwargs;
     std::vector<NamedValue> args = emit_args(e.children, 1, &kwargs);
     switch (callee.kind) {
+      case Sugared::Kind::Cast: return simple(emit_cast(callee.name, args, kwargs, callee_loc, e.range));
       case Sugared::Kind::Builtin: {
         std::optional<NamedValue> self;
         if (callee.value) self = NamedValue{"self", callee.value, {}};
@@ -293,8 +363,72 @@ class Emitter {
     }
   }
 
+  // int(x), float(x), bool(x), str(x): PyTorch's CastValue, which always inserts a 0 first.
+  Value* emit_cast(const std::string& name, const std::vector<NamedValue>& args, const std::vector<NamedValue>& kwargs,
+                   const std::optional<SourceLocation>& call_loc, const SourceRange& r) {
+    const TypePtr type = name == "int" ? IntType::get() : name == "float" ? FloatType::get() : name == "bool" ? BoolType::get()
+                                                                                             : StringType::get();
+    if (args.size() == 1 && kwargs.empty()) {
+      Value* zero = graph_->insert_constant(IValue(int64_t(0)));
+      Value* v = args[0].value;
+      if (v->type()->is_subtype_of(*type)) return v;
+      if (name == "bool" && (v->type()->kind() == TypeKind::List || v->type()->kind() == TypeKind::String ||
+                             v->type()->kind() == TypeKind::Dict)) {
+        Value* len = emit_builtin_call(*graph_, call_loc, "aten::len", {NamedValue{"", v, {}}}, {}, std::nullopt, where(r));
+        return emit_builtin_call(*graph_, call_loc, "aten::gt", {NamedValue{"", len, {}}, NamedValue{"", zero, {}}}, {},
+                                 std::nullopt, where(r));
+      }
+    }
+    const std::string op = name == "int" ? "aten::Int" : name == "float" ? "aten::Float" : name == "bool" ? "aten::Bool" : "aten::str";
+    return emit_builtin_call(*graph_, call_loc, op, args, kwargs, std::nullopt, where(r));
+  }
+
+  // `if c:` / `while c:` conditions go through bool() (its 0 constant included).
+  Value* emit_to_bool(Value* v, const SourceRange& r) {
+    Value* out = emit_cast("bool", {NamedValue{"", v, {}}}, {}, loc(r), r);
+    if (!out->type()->is_subtype_of(*BoolType::get())) invalid(r, fmt::format("could not cast a value of type {} to bool", v->type()->str()));
+    return out;
+  }
+
   Sugared emit_special_form(const std::string& form, const Expr& e) {
     const SourceRange& r = e.range;
+    if (form == "getattr") {
+      if (e.children.size() != 3 || e.children[2]->kind != ExprKind::String) unsupported(r, "this form of getattr()");
+      Sugared obj = emit_sugared(*e.children[1]);
+      return attr(obj, e.children[2]->text, r);
+    }
+    if (form == "annotate") {
+      if (e.children.size() != 3) invalid(r, "annotate() takes a type and a value");
+      TypePtr t = type_of(*e.children[1]);
+      Value* v = try_convert_to_type(*graph_, loc(r), t, emit_expr(*e.children[2], t), true);
+      if (!v->type()->is_subtype_of(*t))
+        invalid(r, fmt::format("annotate: expected a value of type {} but found {}", t->str(), v->type()->str()));
+      const bool holds_none = t->kind() == TypeKind::Optional ||
+                              (t->kind() == TypeKind::Union && t->expect<UnionType>().can_hold(*NoneType::get()));
+      if (holds_none && v->type()->is_subtype_of(*NoneType::get())) {
+        // A None that remembers its Optional[T], so variables assigned from it keep the type.
+        Node* none = graph_->insert_node(graph_->create_none());
+        none->output()->set_type(t);
+        return simple(none->output());
+      }
+      return simple(v);
+    }
+    if (form == "range") {
+      std::vector<Value*> in;
+      for (size_t i = 1; i < e.children.size(); ++i) in.push_back(emit_expr(*e.children[i]));
+      for (auto* v : in)
+        if (v->type()->kind() != TypeKind::Int) invalid(r, "range() takes ints");
+      RangeArgs ra{};
+      if (in.size() == 1) {
+        ra = {graph_->insert_constant(IValue(int64_t(0)), loc(r)), in[0], graph_->insert_constant(IValue(int64_t(1)), loc(r)), true};
+      } else if (in.size() == 2 || in.size() == 3) {
+        ra = {in[0], in[1], in.size() == 3 ? in[2] : graph_->insert_constant(IValue(int64_t(1)), loc(r)), false};
+      } else {
+        invalid(r, "range() takes 1 to 3 arguments");
+      }
+      ranges_.push_back(ra);
+      return {Sugared::Kind::Range, nullptr, std::to_string(ranges_.size() - 1)};
+    }
     if (form == "uninitialized") {
       if (e.children.size() != 2) invalid(r, "uninitialized() takes one type");
       Node* n = graph_->insert_node(graph_->create_uninitialized(type_of(*e.children[1])));
@@ -352,10 +486,133 @@ class Emitter {
         case StmtKind::Assign: emit_assign(*s); break;
         case StmtKind::Expr: emit_sugared(*s->value); break;
         case StmtKind::Pass: break;
-        case StmtKind::Return: return emit_return(*s);  // what follows a return is never emitted
+        case StmtKind::Return: emit_return(*s); break;
+        case StmtKind::If: emit_if(*s); break;
+        case StmtKind::While: emit_loop(*s, nullptr); break;
+        case StmtKind::For: emit_for(*s); break;
         default: unsupported(s->range, fmt::format("this statement ({})", dump(*s).substr(0, 30)));
       }
+      // Whatever follows an exit in the same block is unreachable and never emitted.
+      if (exit_blocks_.count(frame().block)) return;
     }
+  }
+
+  std::shared_ptr<Frame> emit_branch(Block* b, const std::vector<StmtPtr>& body) {
+    push_frame(b);
+    WithInsertPoint guard(b);
+    emit_statements(body);
+    return pop_frame();
+  }
+
+  void emit_if(const Stmt& s) {
+    Value* cond = emit_to_bool(emit_expr(*s.value), s.value->range);
+    // A constant condition compiles only the branch it selects (PyTorch's static if).
+    if (auto c = to_ivalue(cond); c && c->is(IValue::Kind::Bool)) {
+      emit_statements(c->to_bool() ? s.body : s.orelse);
+      return;
+    }
+    Node* n = graph_->insert_node(graph_->create(prim::If, 0));
+    n->set_source_location(loc(s.range));
+    n->add_input(cond);
+    Block* tb = n->add_block();
+    Block* fb = n->add_block();
+    auto save_true = emit_branch(tb, s.body);
+    auto save_false = emit_branch(fb, s.orelse);
+    const bool true_exits = exit_blocks_.count(tb) > 0, false_exits = exit_blocks_.count(fb) > 0;
+    if (true_exits && false_exits) exit_blocks_.insert(n->owning_block());
+
+    // Variables defined in one branch and visible in the other leave the if (each look-up in the
+    // other branch's scope inserts a Load there, as PyTorch's does).
+    std::set<std::string> mutated;
+    for (const auto& [v, t] : save_true->type_table) {
+      WithInsertPoint guard(fb);
+      if (find_in_any_frame(save_false, v) || false_exits) mutated.insert(v);
+    }
+    for (const auto& [v, t] : save_false->type_table) {
+      WithInsertPoint guard(tb);
+      if (find_in_any_frame(save_true, v) || true_exits) mutated.insert(v);
+    }
+    for (const auto& x : mutated) {
+      Value* tv = nullptr;
+      Value* fv = nullptr;
+      if (!true_exits) {
+        WithInsertPoint guard(tb);
+        tv = as_value(*find_in_any_frame(save_true, x), s.range);
+      }
+      if (!false_exits) {
+        WithInsertPoint guard(fb);
+        fv = as_value(*find_in_any_frame(save_false, x), s.range);
+      }
+      if (true_exits && false_exits) continue;
+      if (true_exits) {
+        tv = graph_->create_uninitialized(fv->type())->insert_before(tb->return_node())->output();
+        graph_->create_store(x, tv)->insert_before(tb->return_node());
+      } else if (false_exits) {
+        fv = graph_->create_uninitialized(tv->type())->insert_before(fb->return_node())->output();
+        graph_->create_store(x, fv)->insert_before(fb->return_node());
+      }
+      auto unified = unify_types(tv->type(), fv->type(), true);
+      if (!unified) continue;  // differently typed in each branch: an error only if used later
+      frame().type_table[x] = *unified;
+    }
+  }
+
+  void emit_for(const Stmt& s) {
+    Sugared it = emit_sugared(*s.value);
+    if (s.targets.size() != 1 || s.targets[0]->kind != ExprKind::Name) unsupported(s.range, "this for-loop target");
+    emit_loop(s, &it);
+  }
+
+  // while loops (iter null) and for loops over range() or a list.
+  void emit_loop(const Stmt& s, const Sugared* iter) {
+    Value* max_trip = nullptr;
+    const RangeArgs* range = nullptr;
+    Value* list = nullptr;
+    if (iter) {
+      if (iter->kind == Sugared::Kind::Range) {
+        range = &ranges_.at(std::stoul(iter->name));
+        if (!range->only_end) unsupported(s.range, "range() with a start or a step");
+        max_trip = range->end;
+      } else if (iter->kind == Sugared::Kind::Simple && iter->value->type()->kind() == TypeKind::List) {
+        list = iter->value;
+        max_trip = emit_builtin_call(*graph_, loc(s.range), "aten::len", {NamedValue{"", list, {}}}, {}, std::nullopt, where(s.range));
+      } else {
+        unsupported(s.value->range, "iterating over this value");
+      }
+    } else {
+      max_trip = materialize(int_constants_, INT64_MAX, s.range);
+    }
+    Node* n = graph_->insert_node(graph_->create(prim::Loop, 0));
+    n->set_source_location(loc(s.range));
+    Block* body = n->add_block();
+    {
+      Block* cond_block = n->add_block();
+      push_frame(cond_block);
+      Value* out;
+      if (!iter) {
+        WithInsertPoint guard(cond_block);
+        out = emit_to_bool(emit_expr(*s.value), s.value->range);
+      } else {
+        WithInsertPoint guard(n);
+        out = graph_->insert_constant(IValue(true), loc(s.range));
+      }
+      cond_block->register_output(out);
+      pop_frame();
+    }
+    n->add_input(max_trip);
+    Value* trip = body->add_input()->set_type(IntType::get());
+    push_frame(body);
+    {
+      WithInsertPoint guard(body);
+      if (iter) {
+        Value* elem = range ? trip
+                            : emit_builtin_call(*graph_, loc(s.range), "aten::__getitem__",
+                                                {NamedValue{"", list, {}}, NamedValue{"", trip, {}}}, {}, std::nullopt, where(s.range));
+        set_var(s.targets[0]->range, s.targets[0]->text, simple(elem));
+      }
+      emit_statements(s.body);
+    }
+    pop_frame();
   }
 
   void emit_assign(const Stmt& s) {
@@ -399,13 +656,22 @@ class Emitter {
       invalid(s.range, fmt::format("returns a value of type {} but is declared to return {}", v->type()->str(),
                                    declared_return_->str()));
     graph_->insert_node(graph_->create(prim::ReturnStmt, {v}, 0));
+    exit_blocks_.insert(frame().block);
   }
 
   CompilationUnit& cu_;
   const CompilationUnit::Function& fn_;
   const CompilationUnit::CodeFile& file_;
   std::shared_ptr<Graph> graph_;
-  std::vector<Frame> frames_;
+  std::shared_ptr<Frame> frame_;
+  std::set<const Block*> exit_blocks_;  // blocks that end in a return (or whose ifs all exit)
+  struct RangeArgs {
+    Value* start;
+    Value* end;
+    Value* step;
+    bool only_end;
+  };
+  std::vector<RangeArgs> ranges_;
   TypePtr declared_return_;
   std::unordered_map<int64_t, Value*> int_constants_;
   std::unordered_map<double, Value*> float_constants_;

@@ -1,0 +1,175 @@
+// The clean-up passes against PyTorch 1.13: IR text in, IR text out. testdata/gen/make_pass_goldens.py
+// ran torch's own passes on the same graphs; each expected text is what torch printed after its
+// pass, compared byte for byte.
+//
+//   testdata/passes/NAME.in.txt + NAME.PASS.out.txt   synthetic graphs, one per behaviour
+//   testdata/passes/golden_cases.txt                  the corpus graphs (testdata/golden/MODEL/FILE):
+//                                                     `same` (a fixed point) or `changed`, with the
+//                                                     output in testdata/passes/golden/
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "lib/frontend/schema_registry.h"
+#include "lib/ir/graph_parser.h"
+#include "lib/ir/graph_printer.h"
+#include "passes/pass_registry.h"
+#include "tests/support/testdata_path.h"
+
+using namespace jitctl;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path passes_dir() { return test::testdata_dir() / "passes"; }
+
+// `# torch next value id: N` header lines: the id torch's graph would give its next new value,
+// which text cannot show. Returns the text without them.
+std::string strip_header(const std::string& text, size_t* next_id) {
+  std::string_view rest = text;
+  static constexpr std::string_view kKey = "# torch next value id: ";
+  while (rest.starts_with("#")) {
+    const size_t eol = rest.find('\n');
+    const std::string_view line = rest.substr(0, eol);
+    if (line.starts_with(kKey) && next_id) *next_id = std::stoul(std::string(line.substr(kKey.size())));
+    rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
+  }
+  return std::string(rest);
+}
+
+// The operator each aten/prim node calls, as PyTorch finds it for a parsed graph: the first
+// overload whose argument and return counts and types fit. Alias analysis reads the schema's
+// annotations (which inputs an op writes, which outputs alias inputs).
+const FunctionSchema* find_schema(const Node* n) {
+  for (const FunctionSchema& s : SchemaRegistry::builtin().overloads(n->kind().qual_string())) {
+    if (s.is_vararg ? n->inputs().size() < s.arguments.size() : n->inputs().size() != s.arguments.size()) continue;
+    if (!s.is_varret && n->outputs().size() != s.returns.size()) continue;
+    TypeEnv env;
+    bool fits = true;
+    for (size_t i = 0; i < s.arguments.size() && fits; ++i) {
+      const TypePtr& formal = s.arguments[i].type;
+      const TypePtr& actual = n->input(i)->type();
+      fits = formal->has_free_variables() ? match_type_variables(formal, actual, env).empty()
+                                          : actual->is_subtype_of(formal);
+    }
+    if (fits) return &s;
+  }
+  return nullptr;
+}
+
+void attach_schemas(Block* b) {
+  for (Node* n : b->nodes()) {
+    if (!n->schema() && (n->kind().is_aten() || n->kind().is_prim()))
+      if (const FunctionSchema* s = find_schema(n)) n->set_schema(s);
+    for (Block* sub : n->blocks()) attach_schemas(sub);
+  }
+}
+
+// Brings the graph's id counter to `next_id`: values are created (and dropped) until it is there.
+void advance_ids(Graph& g, size_t next_id) {
+  if (g.next_unique() >= next_id) return;
+  g.create(prim::Constant, next_id - g.next_unique())->destroy();
+}
+
+std::shared_ptr<Graph> load(const std::string& text, size_t next_id, const std::string& name) {
+  GraphParseOptions opts;
+  opts.source_name = name;
+  auto g = parse_graph(text, opts);
+  // The parser numbers named values above every printed id, so its counter ends up past torch's.
+  // A graph whose printed ids follow creation order (what parse_ir makes) copies into one whose
+  // ids and counter are torch's: the copy creates values in the same order, from 0.
+  if (auto c = g->copy(); c->next_unique() <= next_id && graph_to_string(*c) == graph_to_string(*g)) g = c;
+  attach_schemas(g->block());
+  advance_ids(*g, next_id);
+  return g;
+}
+
+struct Tally {
+  std::map<std::string, std::pair<int, int>> by_pass;  // matched, total
+  void add(const std::string& pass, bool ok) {
+    auto& [matched, total] = by_pass[pass];
+    matched += ok ? 1 : 0;
+    ++total;
+  }
+  void report(const char* what) const {
+    for (const auto& [pass, counts] : by_pass)
+      MESSAGE(fmt::format("{}: {} {}/{} match torch", what, pass, counts.first, counts.second));
+  }
+};
+
+}  // namespace
+
+TEST_CASE("passes: the pass table") {
+  CHECK(all_passes().size() == 5);
+  for (const PassInfo& p : all_passes()) {
+    CHECK(find_pass(p.name) == &p);
+    CHECK(!p.description.empty());
+  }
+  CHECK(find_pass("dce")->name == "dce");
+  CHECK(find_pass("no-such-pass") == nullptr);
+}
+
+TEST_CASE("passes: synthetic graphs match torch") {
+  const fs::path dir = passes_dir();
+  REQUIRE(fs::is_directory(dir));
+  std::vector<fs::path> inputs;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().string().ends_with(".in.txt")) inputs.push_back(e.path());
+  std::sort(inputs.begin(), inputs.end());
+  REQUIRE(!inputs.empty());
+  Tally tally;
+  for (const fs::path& in : inputs) {
+    const std::string name = in.filename().string().substr(0, in.filename().string().size() - 7);
+    size_t next_id = 0;
+    const std::string text = strip_header(read_file(in), &next_id);
+    for (const PassInfo& p : all_passes()) {
+      const fs::path out = dir / fmt::format("{}.{}.out.txt", name, p.name);
+      if (!fs::exists(out)) continue;
+      INFO(name, " / ", p.name);
+      auto g = load(text, next_id, in.filename().string());
+      p.run(*g);
+      const std::string got = graph_to_string(*g);
+      const std::string want = read_file(out);
+      CHECK(got == want);
+      tally.add(std::string(p.name), got == want);
+    }
+  }
+  tally.report("synthetic");
+}
+
+TEST_CASE("passes: corpus graphs match torch (fixed points and inlined graphs)") {
+  const fs::path dir = passes_dir();
+  std::ifstream list(dir / "golden_cases.txt");
+  REQUIRE(list.good());
+  Tally tally;
+  std::string model, file, pass, verdict;
+  while (list >> model >> file >> pass >> verdict) {
+    const PassInfo* p = find_pass(pass);
+    REQUIRE(p != nullptr);
+    INFO(model, "/", file, " / ", pass);
+    const std::string input = read_file(test::testdata_dir() / "golden" / model / file);
+    size_t next_id = 0;
+    std::string want = input;
+    if (verdict == "changed") {
+      const std::string stem = file.substr(0, file.size() - 4);
+      want = strip_header(read_file(dir / "golden" / fmt::format("{}.{}.{}.out.txt", model, stem, pass)), &next_id);
+    }
+    auto g = load(input, next_id, model + "/" + file);
+    p->run(*g);
+    const std::string got = graph_to_string(*g);
+    CHECK(got == want);
+    tally.add(pass + (verdict == "same" ? " (fixed point)" : " (changed)"), got == want);
+  }
+  tally.report("corpus");
+}
