@@ -263,8 +263,8 @@ Value* emit_builtin_call(Graph& g, const std::optional<SourceLocation>& loc, con
   auto [index, m] = match_schemas(schemas, g, loc, args, kwargs, self, where);
   Node* n = g.insert_node(g.create(Symbol::from_qual_string(name), m.inputs, 0));
   n->set_source_location(loc);
-  n->set_schema(m.schema);
   for (const auto& t : m.return_types) n->add_output()->set_type(t);
+  n->set_schema(m.schema);  // after the outputs: adding one clears it
   return pack_outputs(g, n->outputs(), m.return_field_names);
 }
 

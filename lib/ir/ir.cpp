@@ -43,8 +43,12 @@ Graph* Value::owning_graph() const { return node_->owning_graph(); }
 
 Value* Value::set_type(TypePtr type) {
   check(type != nullptr, "set_type(nullptr)");
+  // A user's matched schema stays valid when the type does not change (PyTorch would match the
+  // same operator again); otherwise it must be matched anew.
+  const bool same = type_ && type_->equals(*type);
   type_ = std::move(type);
-  for (const Use& u : uses_) u.user->schema_ = nullptr;
+  if (!same)
+    for (const Use& u : uses_) u.user->schema_ = nullptr;
   return this;
 }
 
@@ -277,7 +281,9 @@ Value* Node::insert_input(size_t i, Value* v) {
 
 Value* Node::replace_input(size_t i, Value* v) {
   check(v->owning_graph() == graph_, "replace_input: value of another graph");
-  schema_ = nullptr;
+  check(i < inputs_.size(), "replace_input: index out of range");
+  // Same type in, same operator matched (PyTorch re-matches and finds it again).
+  if (!inputs_[i]->type()->equals(*v->type())) schema_ = nullptr;
   Value* old = drop_input(i);
   inputs_[i] = v;
   v->uses_.push_back(Use{this, i});
@@ -286,7 +292,6 @@ Value* Node::replace_input(size_t i, Value* v) {
 
 void Node::replace_input_with(Value* from, Value* to) {
   check(from->owning_graph() == graph_ && to->owning_graph() == graph_, "replace_input_with: foreign value");
-  schema_ = nullptr;
   for (size_t i = 0; i < inputs_.size(); ++i)
     if (inputs_[i] == from) replace_input(i, to);
 }

@@ -33,11 +33,21 @@ Outputs:
       testdata/passes/golden/MODEL.FILE.PASS.out.txt       str(graph) after the pass, when changed
   A changed output whose pass created values starts with `# torch next value id: N` (N taken from
   the smallest new id), which the test strips before comparing.
+- The compile pipeline itself (needs gdb): graphs as `to_ir` hands them from pass to pass while it
+  compiles a method, dumped (Graph::dump(), as in lib/frontend/EMITTER_NOTES.md section 0) on entry
+  to LowerSimpleTuples, ConstantPropagationImmutableTypes, ConstantPooling, CanonicalizeOutputs and
+  AnnotateWarns. Each pass's input and output are consecutive dumps:
+      testdata/passes/pipe_CASE_STAGE.in.txt + pipe_CASE_STAGE.PASS.out.txt
+  for the TorchScript functions in PIPELINE_FUNCTIONS (torch.jit.CompilationUnit) and for every
+  method of the corpus archives (torch.jit.load), identical pairs written once. These are freshly
+  emitted graphs with every id, name and `# file:line:col` PyTorch gave them; ids are sparse, so a
+  pass that creates values gets the `# torch next value id: N` header (from its output).
 """
 import argparse
 import hashlib
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -866,6 +876,265 @@ def real_graphs(ext):
     return len(lines)
 
 
+# ------------------------------------------------------------------------------------------------
+# The compile pipeline, dumped by gdb between the clean-up passes
+# ------------------------------------------------------------------------------------------------
+
+# TorchScript functions whose compilation exercises the passes (one function each).
+PIPELINE_FUNCTIONS = {
+    "const_if": """
+def f(x: int) -> int:
+    if 1 < 2:
+        y = x + 2 * 3
+    else:
+        y = x - 1
+    if False:
+        y = y * 7
+    return y
+""",
+    "tuples": """
+def f(x: Tensor, n: int) -> Tuple[Tensor, int]:
+    t = (x, n, n + 1, 4)
+    a, b, c, d = t
+    s = t[1:3]
+    u = (a * 2, s[0] + s[1])
+    return u
+""",
+    "tuple_index_loop": """
+def f(xs: List[Tensor], n: int) -> Tensor:
+    acc = xs[0]
+    for i in range(n):
+        p = (acc, i)
+        acc = p[0] + float(p[1])
+    return acc
+""",
+    "raise_paths": """
+def f(x: Tensor, k: int) -> Tensor:
+    if k < 0:
+        raise ValueError("negative k")
+    assert k < 100, "too big"
+    y = x
+    for i in range(k):
+        if i > 50:
+            raise RuntimeError("unreachable")
+        y = y + 1
+    return y
+""",
+    "loop_carried": """
+def f(x: Tensor, n: int) -> Tensor:
+    a = 0
+    b = 1
+    c = x
+    unused = 5
+    while a < n:
+        a = a + 1
+        b = b * 2
+        unused = unused + b
+        c = c * 2
+    return c + b
+""",
+    "outputs_order": """
+def f(x: Tensor, c: bool, n: int) -> Tensor:
+    p = x
+    q = x
+    r = 0
+    if c:
+        r = n
+        q = x + 1
+        p = x * 2
+    else:
+        p = x - 1
+        r = 2
+    for i in range(n):
+        q = q + p
+        r = r + i
+        p = p * 0.5
+    return q + r + p
+""",
+    "folding": """
+def f(x: Tensor) -> Tuple[int, float, str, bool, Device]:
+    a = 2 * 3 + 4
+    b = 7 / 2
+    c = "ab" + "cd"
+    d = len(c) > 3
+    e = torch.device("cpu")
+    return a, b, c, d and not False, e
+""",
+    "lists_inplace": """
+def f(x: Tensor) -> int:
+    l = [1, 2]
+    l.append(3)
+    dead = [4]
+    dead.append(5)
+    y = x.clone()
+    y.add_(1)
+    z = torch.zeros_like(x)
+    z.add_(x)
+    return len(l)
+""",
+    "optional": """
+def f(x: Optional[int], y: Optional[Tensor]) -> int:
+    if x is None:
+        return 0
+    if y is not None:
+        return x + y.dim()
+    return x
+""",
+    "dict_ops": """
+def f(x: Tensor) -> Dict[str, Tensor]:
+    d: Dict[str, Tensor] = {}
+    d["a"] = x
+    d["b"] = x + 1
+    unused: Dict[str, int] = {"k": 1}
+    return d
+""",
+}
+
+GDB_SCRIPT = r"""
+import gdb
+P = "std::shared_ptr<torch::jit::Graph>"
+FUNCS = [("LowerSimpleTuples(%s const&)" % P, "lst"),
+         ("ConstantPropagationImmutableTypes(%s&)" % P, "cp"),
+         ("ConstantPooling(%s const&)" % P, "pool"),
+         ("CanonicalizeOutputs(%s&)" % P, "canon"),
+         ("AnnotateWarns(%s const&)" % P, "warns")]
+class BP(gdb.Breakpoint):
+    def __init__(self, spec, label):
+        super().__init__(spec, internal=True)
+        self.label = label
+    def stop(self):
+        gdb.execute('call (int)fflush(0)', to_string=True)
+        gdb.execute('call (int)puts("@@@@ stage %s")' % self.label, to_string=True)
+        gdb.execute("call (void)'torch::jit::Graph::dump() const'(*(void**)$rdi)", to_string=True)
+        gdb.execute('call (int)fflush(0)', to_string=True)
+        return False
+gdb.execute("set breakpoint pending on")
+gdb.execute("set pagination off")
+def on_obj(ev):
+    if 'libtorch_cpu' in ev.new_objfile.filename and not getattr(on_obj, 'done', False):
+        on_obj.done = True
+        for f, l in FUNCS:
+            BP("'torch::jit::" + f + "'", l)
+gdb.events.new_objfile.connect(on_obj)
+"""
+
+# The compiling process; markers share stdout with Graph::dump(), flushed in between.
+DRIVER = r"""
+import sys
+import torch
+
+def mark(s):
+    sys.stdout.flush()
+    sys.stdout.write("@@@@ %s\n" % s)
+    sys.stdout.flush()
+
+for line in open(sys.argv[1]).read().splitlines():
+    kind, name, arg = line.split("\t")
+    mark("case " + name)
+    try:
+        if kind == "cu":
+            torch.jit.CompilationUnit(open(arg).read())
+        else:
+            torch.jit.load(arg)
+    except Exception as e:
+        mark("error " + " ".join(str(e).split()))
+    mark("end " + name)
+"""
+
+STAGES = ["lst", "cp", "pool", "canon", "warns"]
+STAGE_PASS = {"lst": "lower-simple-tuples", "cp": "constant-propagation-immutable", "pool": "constant-pooling",
+              "canon": "canonicalize-outputs"}
+MAX_PIPELINE_GRAPH_BYTES = 30000
+
+
+def split_dumps(stdout):
+    """{case: [[dump per stage] per compile]} from the marked stdout."""
+    cases, current, stage, buf = {}, None, None, []
+
+    def flush():
+        if current is not None and stage is not None:
+            cases[current].append((stage, "".join(buf).rstrip("\n") + "\n"))
+
+    for line in stdout.splitlines(True):
+        if line.startswith("@@@@ "):
+            flush()
+            stage, buf = None, []
+            word, _, rest = line[5:].strip().partition(" ")
+            if word == "case":
+                current = rest
+                cases[current] = []
+            elif word == "end":
+                current = None
+            elif word == "stage":
+                stage = rest
+            elif word == "error":
+                raise SystemExit(f"case {current} does not compile: {rest}")
+        elif stage is not None:
+            buf.append(line)
+    flush()
+    compiles = {}
+    for name, dumps in cases.items():
+        groups = []
+        for i in range(0, len(dumps), len(STAGES)):
+            group = dumps[i:i + len(STAGES)]
+            if [s for s, _ in group] != STAGES:
+                raise SystemExit(f"{name}: the clean-up passes did not run in the expected order")
+            groups.append([text for _, text in group])
+        compiles[name] = groups
+    return compiles
+
+
+def pipeline():
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = []
+        for name, src in PIPELINE_FUNCTIONS.items():
+            path = os.path.join(tmp, name + ".ts")
+            with open(path, "w") as f:
+                f.write(src)
+            jobs.append(("cu", name, path))
+        for model in sorted(f[:-3] for f in os.listdir(MODELS_DIR) if f.endswith(".pt") and ".in" not in f):
+            jobs.append(("load", model, os.path.join(MODELS_DIR, model + ".pt")))
+        job_file = os.path.join(tmp, "jobs.tsv")
+        with open(job_file, "w") as f:
+            f.write("".join("\t".join(j) + "\n" for j in jobs))
+        gdb_file = os.path.join(tmp, "dump.py")
+        with open(gdb_file, "w") as f:
+            f.write(GDB_SCRIPT)
+        driver = os.path.join(tmp, "driver.py")
+        with open(driver, "w") as f:
+            f.write(DRIVER)
+        p = subprocess.run(["gdb", "-q", "-batch", "-x", gdb_file, "-ex", "run", "--args", sys.executable, driver,
+                            job_file], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp)
+        compiles = split_dumps(p.stdout)
+
+    seen = set()
+    count = 0
+    for kind, name, _ in jobs:
+        if name not in compiles:
+            raise SystemExit("no dumps for %s; the end of gdb's stderr:\n%s" % (name, "\n".join(p.stderr.splitlines()[-15:])))
+        groups = compiles[name]
+        if kind == "cu":
+            picked = [("", groups[-1])]  # builtins it needs compile first; the function comes last
+        else:
+            # Every class of the archive compiles (and builtins on demand): keep the archive's own.
+            mine = [g for g in groups if re.match(r"graph\(%[\w.]+ : __torch__\.", g[0])]
+            picked = [(f"_{i}", g) for i, g in enumerate(mine)]
+        for suffix, group in picked:
+            for i, stage in enumerate(STAGES[:-1]):
+                before, after = group[i], group[i + 1]
+                if len(before) > MAX_PIPELINE_GRAPH_BYTES or (before, after) in seen:
+                    continue
+                seen.add((before, after))
+                case = f"pipe_{name}{suffix}_{stage}"
+                new_ids = defined_ids(after) - defined_ids(before)
+                header = f"# torch next value id: {min(new_ids)}\n" if new_ids else ""
+                write(os.path.join(OUT_DIR, case + ".in.txt"), header + before)
+                write(os.path.join(OUT_DIR, f"{case}.{STAGE_PASS[stage]}.out.txt"), after)
+                count += 1
+    return count
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--list", action="store_true", help="print the synthetic case names")
@@ -889,6 +1158,8 @@ def main():
     if not only:
         n = real_graphs(ext)
         print(f"golden graphs: {n} (graph, pass) results")
+        n = pipeline()
+        print(f"compile pipeline: {n} (graph, pass) pairs")
 
 
 if __name__ == "__main__":
