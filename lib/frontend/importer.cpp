@@ -141,7 +141,8 @@ std::shared_ptr<ClassType> CompilationUnit::find_class(std::string_view qualifie
 }
 
 const CompilationUnit::Function* CompilationUnit::find_method(std::string_view class_name, std::string_view method) {
-  if (!find_class(class_name)) return nullptr;
+  const TypePtr t = find_type(class_name);
+  if (!t || (!t->cast<ClassType>() && !t->cast<InterfaceType>())) return nullptr;
   auto it = functions_.find(fmt::format("{}.{}", class_name, method));
   return it == functions_.end() ? nullptr : &it->second;
 }
@@ -196,7 +197,11 @@ TypePtr CompilationUnit::define(const std::string& name, const Definition& d) {
     interfaces_.push_back(iface);
     types_[name] = iface;
     for (const auto& s : c.body)
-      if (s->kind == StmtKind::Def) iface->add_method(signature_of(*s->def, f));
+      if (s->kind == StmtKind::Def) {
+        iface->add_method(signature_of(*s->def, f));
+        const std::string qn = name + "." + s->def->name;
+        functions_[qn] = Function{qn, s->def.get(), &f, nullptr, iface};
+      }
     return iface;
   }
   if (base == "NamedTuple") {
@@ -292,7 +297,11 @@ void CompilationUnit::fill_class(ClassType& cls, const Definition& d) {
   // Methods remember their class (set after the loop: find_class() needs the type registered).
   for (auto& c : classes_)
     if (c.get() == &cls)
-      for (const auto& m : cls.methods()) functions_[cls.qualified_name() + "." + m.name].owner = c;
+      for (const auto& m : cls.methods()) {
+        auto& fn = functions_[cls.qualified_name() + "." + m.name];
+        fn.owner = c;
+        fn.self_type = c;
+      }
 }
 
 }  // namespace jitctl

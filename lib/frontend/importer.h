@@ -32,6 +32,7 @@ class CompilationUnit {
     const FunctionDef* def = nullptr;
     const CodeFile* file = nullptr;
     std::shared_ptr<ClassType> owner;
+    TypePtr self_type;  // the class or interface of a method (owner, or the interface); null for functions
   };
 
   // Parses every code file of the archive (and reads its .debug_pkl). Types are defined lazily,
@@ -43,6 +44,7 @@ class CompilationUnit {
   // Throws InvalidInput ("file:line:col: ...") when its definition is malformed.
   TypePtr find_type(std::string_view qualified_name);
   std::shared_ptr<ClassType> find_class(std::string_view qualified_name);
+  // A method of a class or interface.
   const Function* find_method(std::string_view class_name, std::string_view method);
   const Function* find_function(std::string_view qualified_name);
   const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }

@@ -36,7 +36,9 @@ struct Sugared {
     Constants,   // CONSTANTS
     SpecialForm, // annotate, unchecked_cast, uninitialized, fork, getattr, range
     Cast,        // int(), float(), bool(), str()
-    Range,       // range(...): value = end, name unused (start/step in the emitter's range_ map)
+    Range,       // range(...): name indexes the emitter's ranges_
+    Class,       // a class or NamedTuple named by its qualified name (name)
+    ClassNew,    // Class.__new__ (name: the class)
   } kind = Kind::Simple;
   Value* value = nullptr;
   std::string name;
@@ -286,7 +288,7 @@ class Emitter {
         if (obj.name.rfind("ops.", 0) == 0) return {Sugared::Kind::Builtin, nullptr, obj.name.substr(4) + "::" + field};
         const std::string q = obj.name + "." + field;
         if (cu_.find_function(q)) return {Sugared::Kind::Function, nullptr, q};
-        if (cu_.find_type(q)) unsupported(r, fmt::format("using the class {} as a value", q));
+        if (cu_.find_type(q)) return {Sugared::Kind::Class, nullptr, q};
         return {Sugared::Kind::Namespace, nullptr, q};
       }
       case Sugared::Kind::Simple: {
@@ -304,6 +306,9 @@ class Emitter {
         return {Sugared::Kind::Builtin, obj.value, "aten::" + field};
       }
       case Sugared::Kind::Constants: return simple(emit_constant_table(field, r));
+      case Sugared::Kind::Class:
+        if (field == "__new__") return {Sugared::Kind::ClassNew, nullptr, obj.name};
+        unsupported(r, fmt::format("attribute '{}' of class {}", field, obj.name));
       default: unsupported(r, fmt::format("attribute '{}' of this value", field));
     }
   }
@@ -326,10 +331,45 @@ class Emitter {
     Sugared callee = emit_sugared(callee_expr);
     const auto callee_loc = loc(callee_expr.range);
     if (callee.kind == Sugared::Kind::SpecialForm) return emit_special_form(callee.name, e);
+    if (callee.kind == Sugared::Kind::ClassNew) {
+      // Class.__new__(Class): an object whose __init__ is called next.
+      if (e.children.size() != 2) invalid(e.range, "only one argument to __new__ allowed");
+      Sugared arg = emit_sugared(*e.children[1]);
+      if (arg.kind != Sugared::Kind::Class) invalid(e.range, "expected a class as the argument of __new__");
+      auto cls = cu_.find_class(arg.name);
+      if (!cls) unsupported(e.range, fmt::format("creating an object of {}", arg.name));
+      Node* n = graph_->insert_node(graph_->create(prim::CreateObject, 1));
+      n->output()->set_type(cls);
+      n->set_source_location(callee_loc);
+      return simple(n->output());
+    }
     std::vector<NamedValue> kwargs;
     std::vector<NamedValue> args = emit_args(e.children, 1, &kwargs);
     switch (callee.kind) {
       case Sugared::Kind::Cast: return simple(emit_cast(callee.name, args, kwargs, callee_loc, e.range));
+      case Sugared::Kind::Class: {
+        const TypePtr t = cu_.find_type(callee.name);
+        const auto* tuple = t->cast<TupleType>();
+        if (!tuple || !tuple->is_named()) unsupported(callee_expr.range, fmt::format("calling the class {}", callee.name));
+        // A NamedTuple's constructor: its fields as a schema, then one TupleConstruct.
+        FunctionSchema schema;
+        schema.name = tuple->qualified_name();
+        for (size_t i = 0; i < tuple->field_names().size(); ++i) {
+          Argument a;
+          a.name = tuple->field_names()[i];
+          a.type = a.real_type = tuple->elements()[i];
+          if (i < tuple->field_defaults().size()) a.default_value = tuple->field_defaults()[i];
+          schema.arguments.push_back(std::move(a));
+        }
+        Argument ret;
+        ret.type = ret.real_type = t;
+        schema.returns.push_back(ret);
+        auto [i, m] = match_schemas({&schema}, *graph_, callee_loc, args, kwargs, std::nullopt, where(e.range));
+        Node* n = graph_->insert_node(graph_->create_tuple(m.inputs, t));
+        n->set_source_location(callee_loc);
+        n->output()->set_type(t);
+        return simple(n->output());
+      }
       case Sugared::Kind::Builtin: {
         std::optional<NamedValue> self;
         if (callee.value) self = NamedValue{"self", callee.value, {}};
@@ -454,7 +494,6 @@ class Emitter {
 
   const FunctionSchema* method_schema(const TypePtr& t, const std::string& method, const SourceRange& r) {
     const std::string cls = t->cast<ClassType>() ? t->expect<ClassType>().qualified_name() : t->expect<InterfaceType>().qualified_name();
-    if (t->cast<InterfaceType>()) unsupported(r, "calling an interface method");
     const auto* fn = cu_.find_method(cls, method);
     if (!fn) invalid(r, fmt::format("class {} has no method {}", cls, method));
     return &function_schema(*fn);
@@ -470,7 +509,7 @@ class Emitter {
     for (size_t i = 0; i < def.params.size(); ++i) {
       const Param& p = def.params[i];
       Value* in = graph_->add_input();
-      if (i == 0 && fn_.owner) {
+      if (i == 0 && fn_.self_type) {
         in->set_debug_name(p.name);  // self: named even when the name is not meaningful
       } else if (meaningful(p.name)) {
         in->set_debug_name(p.name);
@@ -691,7 +730,7 @@ FunctionSchema schema_of(CompilationUnit& cu, const CompilationUnit::Function& f
     const Param& p = fn.def->params[i];
     Argument a;
     a.name = p.name;
-    if (i == 0 && fn.owner) a.type = fn.owner;
+    if (i == 0 && fn.self_type) a.type = fn.self_type;
     else a.type = p.annotation ? type_from_expr(*p.annotation, ctx) : TensorType::get();
     a.real_type = a.type;
     if (p.default_value) {
