@@ -9,6 +9,8 @@
 #include "lib/archive/torch_save.h"
 #include "lib/core/describe.h"
 #include "lib/core/error.h"
+#include "lib/frontend/importer.h"
+#include "lib/frontend/ir_emitter.h"
 #include "lib/frontend/module_info.h"
 
 namespace jitctl::cli {
@@ -41,12 +43,23 @@ std::vector<std::string> sorted_extra_names(const ModuleInfo& info) {
   return names;
 }
 
-void print_json(const ModuleInfo& info) {
+// PyTorch's `m.<method>.schema` for every method of the top-level class, in definition order.
+std::vector<std::pair<std::string, std::string>> method_schemas(const Archive& archive, const ModuleInfo& info) {
+  auto cu = CompilationUnit::import(archive);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& m : info.methods)
+    if (const auto* fn = cu->find_method(info.class_name, m)) out.emplace_back(m, schema_of(*cu, *fn).str());
+  return out;
+}
+
+void print_json(const ModuleInfo& info, const std::vector<std::pair<std::string, std::string>>& schemas) {
   Json j;
   j["format_version"] = info.format_version;
   j["root"] = info.root;
   j["class"] = info.class_name;
   j["methods"] = info.methods;
+  j["method_schemas"] = Json::object();
+  for (const auto& [name, schema] : schemas) j["method_schemas"][name] = schema;
   j["parameters"] = tensor_rows(info.parameters);
   j["buffers"] = tensor_rows(info.buffers);
   j["extra_files"] = sorted_extra_names(info);
@@ -100,11 +113,12 @@ void print_tensor_table(const char* title, const std::vector<NamedTensor>& ts, b
                human_bytes(t.nbytes()), mark_frozen && !t.requires_grad() ? "  requires_grad=False" : "");
 }
 
-void print_text(const ModuleInfo& info) {
+void print_text(const ModuleInfo& info, const std::vector<std::pair<std::string, std::string>>& schemas) {
   fmt::print("archive      {} (TorchScript, format version {}, root folder '{}')\n", info.path, info.format_version,
              info.root);
   fmt::print("class        {}\n", info.class_name);
-  fmt::print("methods      {}\n", fmt::join(info.methods, ", "));
+  for (size_t i = 0; i < schemas.size(); ++i)
+    fmt::print("{:<13}{}\n", i == 0 ? "methods" : "", schemas[i].second);
   fmt::print("parameters   {} in {} tensors ({})\n", grouped(total_numel(info.parameters)), info.parameters.size(),
              human_bytes(total_bytes(info.parameters)));
   fmt::print("buffers      {} in {} tensors ({})\n", grouped(total_numel(info.buffers)), info.buffers.size(),
@@ -147,8 +161,9 @@ void add_info_command(CLI::App& app) {
     auto archive = Archive::open(a.model);
     if (looks_like_torch_save(*archive)) return print_torch_save(a.model, load_torch_save(*archive), a.format);
     const ModuleInfo info = inspect_archive(*archive);
-    if (a.format == "json") print_json(info);
-    else print_text(info);
+    const auto schemas = method_schemas(*archive, info);
+    if (a.format == "json") print_json(info, schemas);
+    else print_text(info, schemas);
   });
 }
 

@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lib/frontend/schema.h"
 #include "passes/alias_db.h"
 
 namespace jitctl {
@@ -33,7 +34,7 @@ bool kind_has_side_effects(Symbol k) {
 // memory a live value may alias is live as well. Sweeping deletes what is unmarked and unused.
 class DeadCodeEliminator {
  public:
-  explicit DeadCodeEliminator(Graph& g) : graph_(g) {}
+  DeadCodeEliminator(Graph& g, bool use_alias_db) : graph_(g), use_alias_db_(use_alias_db) {}
 
   void run() {
     Block* top = graph_.block();
@@ -106,7 +107,7 @@ class DeadCodeEliminator {
   bool mark_if_live(Node* n) {
     for (Value* out : n->outputs())
       if (live_.count(out)) return mark(n);
-    if (alias_db().writes_to_alias(n, live_)) return mark(n);
+    if (use_alias_db_ && alias_db().writes_to_alias(n, live_)) return mark(n);
     return false;
   }
 
@@ -142,9 +143,14 @@ class DeadCodeEliminator {
           break;
         }
     }
-    result = result || alias_db().writes_to_wildcard(n);
+    result = result || (use_alias_db_ ? alias_db().writes_to_wildcard(n) : writes_to_an_argument(n));
     memo_.emplace(n, result);
     return result;
+  }
+
+  // Without alias analysis every mutation is a possible side effect.
+  static bool writes_to_an_argument(const Node* n) {
+    return n->kind() == prim::SetAttr || (n->schema() && n->schema()->is_mutable());
   }
 
   static void remove_dead_if_outputs(Node* n) {
@@ -175,6 +181,7 @@ class DeadCodeEliminator {
   }
 
   Graph& graph_;
+  bool use_alias_db_;
   std::unique_ptr<AliasDb> alias_db_;
   std::unordered_map<const Node*, bool> memo_;
   std::unordered_set<const Node*> marked_;
@@ -183,6 +190,8 @@ class DeadCodeEliminator {
 
 }  // namespace
 
-void eliminate_dead_code(Graph& g) { DeadCodeEliminator(g).run(); }
+void eliminate_dead_code(Graph& g) { DeadCodeEliminator(g, true).run(); }
+
+void eliminate_dead_code_without_alias_db(Graph& g) { DeadCodeEliminator(g, false).run(); }
 
 }  // namespace jitctl

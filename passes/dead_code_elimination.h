@@ -9,4 +9,9 @@ namespace jitctl {
 
 void eliminate_dead_code(Graph& g);
 
+// The variant PyTorch runs when it has no alias analysis (EliminateDeadCode(block), as
+// PeepholeOptimize calls it): a node whose matched schema writes to an argument is always kept,
+// and no node is kept merely for writing to a live value's memory.
+void eliminate_dead_code_without_alias_db(Graph& g);
+
 }  // namespace jitctl

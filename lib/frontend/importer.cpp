@@ -30,8 +30,11 @@ std::string base_name(const ClassDef& c) {
   return "";
 }
 
-// Literal values of class bodies: Final constants, enum members, NamedTuple defaults.
-std::optional<IValue> literal(const Expr& e) {
+}  // namespace
+
+// Literal values of class bodies (Final constants, enum members, NamedTuple defaults) and of
+// parameter defaults.
+std::optional<IValue> literal_value(const Expr& e) {
   switch (e.kind) {
     case ExprKind::Int:
       if (e.int_value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
@@ -50,7 +53,7 @@ std::optional<IValue> literal(const Expr& e) {
       const Expr& x = *e.children[0];
       if (x.kind == ExprKind::Int && x.int_value <= uint64_t(1) << 63)
         return IValue(static_cast<int64_t>(0 - x.int_value));
-      auto v = literal(x);
+      auto v = literal_value(x);
       if (v && v->is(IValue::Kind::Double)) return IValue(-v->to_double());
       return std::nullopt;
     }
@@ -58,7 +61,7 @@ std::optional<IValue> literal(const Expr& e) {
     case ExprKind::List: {
       auto t = std::make_shared<TupleData>();
       for (const auto& c : e.children) {
-        auto v = literal(*c);
+        auto v = literal_value(*c);
         if (!v) return std::nullopt;
         t->items.push_back(*v);
       }
@@ -70,6 +73,10 @@ std::optional<IValue> literal(const Expr& e) {
     default: return std::nullopt;
   }
 }
+
+namespace {
+
+std::optional<IValue> literal(const Expr& e) { return literal_value(e); }
 
 std::vector<std::string> string_list(const Expr& e, const CompilationUnit::CodeFile& f) {
   if (e.kind != ExprKind::List) fail_at(f, e.range, "expected a list of attribute names");

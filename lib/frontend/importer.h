@@ -3,6 +3,7 @@
 // and NamedTuple its code files define, as types, and its free functions -- each with the parsed
 // source and source map the compiler needs to build its graph on first use.
 #include <map>
+#include <optional>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,6 +16,10 @@
 #include "lib/frontend/source_map.h"
 
 namespace jitctl {
+
+// The value of a literal expression as printed code writes them (ints, floats, strings, None,
+// bools, inf/nan, negative numbers, tuples and lists of those); nullopt for anything else.
+std::optional<IValue> literal_value(const Expr& e);
 
 class CompilationUnit {
  public:

@@ -736,18 +736,10 @@ FunctionSchema schema_of(CompilationUnit& cu, const CompilationUnit::Function& f
     if (p.default_value) {
       // Defaults are literals in printed code; anything else is compiled by PyTorch too, later.
       const Expr& d = *p.default_value;
-      IValue v;
-      switch (d.kind) {
-        case ExprKind::None: break;
-        case ExprKind::True: v = IValue(true); break;
-        case ExprKind::False: v = IValue(false); break;
-        case ExprKind::Int: v = IValue(static_cast<int64_t>(d.int_value)); break;
-        case ExprKind::Float: v = IValue(d.float_value); break;
-        case ExprKind::String: v = IValue(d.text); break;
-        default:
-          throw Unsupported(fmt::format("{}:{}:{}: this default value is not supported yet", f.where, d.range.line, d.range.col));
-      }
-      a.default_value = v;
+      auto v = literal_value(d);
+      if (!v)
+        throw Unsupported(fmt::format("{}:{}:{}: this default value is not supported yet", f.where, d.range.line, d.range.col));
+      a.default_value = *v;
     }
     s.arguments.push_back(std::move(a));
   }

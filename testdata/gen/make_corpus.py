@@ -905,6 +905,7 @@ def write_golden(name, archive, inputs):
         "root": root,
         "class": m._c._type().qualified_name(),
         "methods": methods,
+        "method_schemas": {meth: str(m._c._get_method(meth).schema) for meth in methods},
         "parameters": params,
         "buffers": buffers,
         "extra_files": extra,

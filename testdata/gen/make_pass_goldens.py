@@ -40,8 +40,9 @@ Outputs:
       testdata/passes/pipe_CASE_STAGE.in.txt + pipe_CASE_STAGE.PASS.out.txt
   for the TorchScript functions in PIPELINE_FUNCTIONS (torch.jit.CompilationUnit) and for every
   method of the corpus archives (torch.jit.load), identical pairs written once. These are freshly
-  emitted graphs with every id, name and `# file:line:col` PyTorch gave them; ids are sparse, so a
-  pass that creates values gets the `# torch next value id: N` header (from its output).
+  emitted graphs with every id, name and `# file:line:col` PyTorch gave them; the header gives the
+  graph's id counter, read from torch's Graph at the breakpoint. For archive methods only the
+  pairs a pass changed are kept.
 """
 import argparse
 import hashlib
@@ -1003,8 +1004,11 @@ class BP(gdb.Breakpoint):
         super().__init__(spec, internal=True)
         self.label = label
     def stop(self):
+        # Graph::next_unique_ follows three unordered_sets (56 bytes each in libstdc++) in 1.13's
+        # struct Graph: the id the next new value gets, which the dump cannot show.
+        next_id = int(gdb.parse_and_eval("*(unsigned long*)(*(char**)$rdi + 168)"))
         gdb.execute('call (int)fflush(0)', to_string=True)
-        gdb.execute('call (int)puts("@@@@ stage %s")' % self.label, to_string=True)
+        gdb.execute('call (int)puts("@@@@ stage %s %d")' % (self.label, next_id), to_string=True)
         gdb.execute("call (void)'torch::jit::Graph::dump() const'(*(void**)$rdi)", to_string=True)
         gdb.execute('call (int)fflush(0)', to_string=True)
         return False
@@ -1044,7 +1048,7 @@ for line in open(sys.argv[1]).read().splitlines():
 STAGES = ["lst", "cp", "pool", "canon", "warns"]
 STAGE_PASS = {"lst": "lower-simple-tuples", "cp": "constant-propagation-immutable", "pool": "constant-pooling",
               "canon": "canonicalize-outputs"}
-MAX_PIPELINE_GRAPH_BYTES = 30000
+MAX_PIPELINE_GRAPH_BYTES = 20000
 
 
 def split_dumps(stdout):
@@ -1053,7 +1057,8 @@ def split_dumps(stdout):
 
     def flush():
         if current is not None and stage is not None:
-            cases[current].append((stage, "".join(buf).rstrip("\n") + "\n"))
+            label, next_id = stage.split()
+            cases[current].append((label, ("".join(buf).rstrip("\n") + "\n", int(next_id))))
 
     for line in stdout.splitlines(True):
         if line.startswith("@@@@ "):
@@ -1118,18 +1123,17 @@ def pipeline():
             picked = [("", groups[-1])]  # builtins it needs compile first; the function comes last
         else:
             # Every class of the archive compiles (and builtins on demand): keep the archive's own.
-            mine = [g for g in groups if re.match(r"graph\(%[\w.]+ : __torch__\.", g[0])]
+            mine = [g for g in groups if re.match(r"graph\(%[\w.]+ : __torch__\.", g[0][0])]
             picked = [(f"_{i}", g) for i, g in enumerate(mine)]
         for suffix, group in picked:
             for i, stage in enumerate(STAGES[:-1]):
-                before, after = group[i], group[i + 1]
-                if len(before) > MAX_PIPELINE_GRAPH_BYTES or (before, after) in seen:
+                (before, next_id), (after, _) = group[i], group[i + 1]
+                # Unchanged graphs are kept for the functions written for this, not for every method.
+                if len(before) > MAX_PIPELINE_GRAPH_BYTES or (before, after) in seen or (kind != "cu" and before == after):
                     continue
                 seen.add((before, after))
                 case = f"pipe_{name}{suffix}_{stage}"
-                new_ids = defined_ids(after) - defined_ids(before)
-                header = f"# torch next value id: {min(new_ids)}\n" if new_ids else ""
-                write(os.path.join(OUT_DIR, case + ".in.txt"), header + before)
+                write(os.path.join(OUT_DIR, case + ".in.txt"), f"# torch next value id: {next_id}\n" + before)
                 write(os.path.join(OUT_DIR, f"{case}.{STAGE_PASS[stage]}.out.txt"), after)
                 count += 1
     return count

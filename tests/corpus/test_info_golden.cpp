@@ -50,7 +50,8 @@ TEST_CASE("info --format json equals PyTorch's parameter and buffer lists on the
     REQUIRE_MESSAGE(r.exit_code == 0, r.err);
     const Json got = Json::parse(r.out);
     for (const char* key : {"format_version", "root", "class", "parameters", "buffers", "extra_files",
-                            "total_parameters", "total_bytes"})
+                            "total_parameters", "total_bytes", "method_schemas"})
+      if (want.contains(key))
       CHECK_MESSAGE(got[key] == want[key], key, ": got ", got[key].dump(), " want ", want[key].dump());
     auto methods = got["methods"].get<std::vector<std::string>>();
     std::sort(methods.begin(), methods.end());
