@@ -7,11 +7,11 @@
 #include <utility>
 
 #include "cli/commands.h"
-#include "cli/graph_json.h"
 #include "lib/core/error.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/frontend/load_module.h"
 #include "lib/ir/graph_dot.h"
+#include "lib/ir/graph_json.h"
 #include "passes/inliner.h"
 
 namespace jitctl::cli {
@@ -69,7 +69,7 @@ void add_dump_graph_command(CLI::App& app) {
     if (a.format == "dot") {
       fmt::print("{}", graph_to_dot(*g));
     } else if (a.format == "json") {
-      fmt::print("{}\n", graph_to_json(*g).dump(2));
+      fmt::print("{}\n", graph_to_json(*g));
     } else {
       fmt::print("{}", g->str());
     }

@@ -108,8 +108,8 @@ bool is_kind(const Node* n, std::initializer_list<Symbol> kinds) {
   return std::find(kinds.begin(), kinds.end(), n->kind()) != kinds.end();
 }
 
-// Operators registered with AliasAnalysisKind::CONSERVATIVE in PyTorch 1.13 (from the operator
-// registry; everything else in aten:: and prim:: is FROM_SCHEMA or special-cased).
+// Operators registered with AliasAnalysisKind::CONSERVATIVE in PyTorch 1.13 (read from its
+// operator registry; everything else in aten:: and prim:: is FROM_SCHEMA or special-cased).
 bool conservative_operator(Symbol kind) {
   static const std::unordered_set<std::string_view> names = {
       "aten::backward",          "aten::dist_backward",         "aten::is_autocast_cpu_enabled",
@@ -135,6 +135,16 @@ std::optional<bool> constant_bool(const Value* v) {
 }
 
 }  // namespace
+
+bool kind_has_side_effects(Symbol kind) {
+  static const std::unordered_set<std::string_view> names = {
+      "prim::PythonOp",  "prim::IgnoredPythonOp", "prim::Print",      "prim::RaiseException", "aten::warn",
+      "aten::save",      "aten::manual_seed",     "prim::AddStatValue", "prim::TimePoint",    "prim::CallFunction",
+      "prim::CallMethod", "prim::BailoutTemplate", "prim::BailOut",   "prim::rpc_async",      "prim::rpc_sync",
+      "prim::rpc_remote", "aten::wait",           "cuda::set_stream", "cuda::_set_device",    "cuda::_current_device",
+      "cuda::synchronize", "prim::Enter",         "prim::Exit"};
+  return names.count(kind.qual_string()) > 0 || conservative_operator(kind);
+}
 
 struct AliasDb::Impl {
   const Graph& graph;
@@ -274,6 +284,8 @@ struct AliasDb::Impl {
     }
     if (k == aten::batch_norm) return analyze_norm(n, "training");
     if (k == Symbol::aten("instance_norm")) return analyze_norm(n, "use_input_stats");
+    // Nodes that make new values from nothing. (PyTorch analyses the subgraph of fusion and
+    // differentiable groups; the compiler never makes those, so they count as creators here.)
     if (is_kind(n, {prim::Constant, prim::AutogradZero, prim::AutogradAdd, prim::MMTreeReduce, prim::Closure,
                     prim::CreateObject, prim::tolist, prim::Uninitialized, prim::TensorExprGroup,
                     prim::MKLDNNGroup, prim::StaticSubgraph, prim::FusionGroup, prim::DifferentiableGraph}) ||

@@ -20,6 +20,11 @@
 
 namespace jitctl {
 
+// PyTorch's Node::hasSideEffects, which goes by kind: raise, print, warn, save, calls, RPC, fork
+// waits, `with` enter/exit, ..., and the operators registered with conservative alias analysis
+// (set_grad_enabled, backward, the c10d collectives, ...).
+bool kind_has_side_effects(Symbol kind);
+
 class AliasDb {
  public:
   explicit AliasDb(const Graph& g);

@@ -19,20 +19,6 @@ bool skipped_kind(Symbol k) {
          k == prim::unchecked_unwrap_optional || k == Symbol::aten("dequantize");
 }
 
-// The kinds Node::hasSideEffects names, and the conservatively analysed operators.
-bool has_side_effects(Symbol k) {
-  static const std::unordered_set<std::string_view> names = {
-      "prim::PythonOp", "prim::IgnoredPythonOp", "prim::Print", "prim::RaiseException", "aten::warn",
-      "aten::save", "aten::manual_seed", "prim::AddStatValue", "prim::TimePoint", "prim::CallFunction",
-      "prim::CallMethod", "prim::BailoutTemplate", "prim::BailOut", "prim::rpc_async", "prim::rpc_sync",
-      "prim::rpc_remote", "aten::wait", "cuda::set_stream", "cuda::_set_device", "cuda::_current_device",
-      "cuda::synchronize", "prim::Enter", "prim::Exit", "aten::backward", "aten::dist_backward",
-      "aten::is_autocast_cpu_enabled", "aten::is_autocast_enabled", "aten::is_grad_enabled",
-      "aten::set_grad_enabled", "prim::StaticRuntimeCopyOuts", "profiler::_record_function_exit"};
-  const std::string_view ns = k.ns_string();
-  return ns == "c10d" || ns == "_test" || ns == "static_runtime" || names.count(k.qual_string()) > 0;
-}
-
 bool all_immutable(const std::vector<Value*>& values) {
   return std::none_of(values.begin(), values.end(), [](const Value* v) { return AliasDb::is_mutable_type(v->type()); });
 }
@@ -91,7 +77,7 @@ class ConstantPropagator {
 
   static bool supported(const Node* n) {
     return all_immutable(n->inputs()) && all_immutable(n->outputs()) && !n->kind().is_onnx() &&
-           !skipped_kind(n->kind()) && !has_side_effects(n->kind()) && n->blocks().empty();
+           !skipped_kind(n->kind()) && !kind_has_side_effects(n->kind()) && n->blocks().empty();
   }
 
   void fold(Node* n) {

@@ -11,24 +11,6 @@
 namespace jitctl {
 namespace {
 
-// Kinds PyTorch's Node::hasSideEffects names outright, plus the operators registered with
-// conservative alias analysis (which count as having side effects as well).
-bool kind_has_side_effects(Symbol k) {
-  static const std::unordered_set<std::string_view> names = {
-      "prim::PythonOp", "prim::IgnoredPythonOp", "prim::Print", "prim::RaiseException", "aten::warn",
-      "aten::save", "aten::manual_seed", "prim::AddStatValue", "prim::TimePoint", "prim::CallFunction",
-      "prim::CallMethod", "prim::BailoutTemplate", "prim::BailOut", "prim::rpc_async", "prim::rpc_sync",
-      "prim::rpc_remote", "aten::wait", "cuda::set_stream", "cuda::_set_device", "cuda::_current_device",
-      "cuda::synchronize", "prim::Enter", "prim::Exit",
-      // AliasAnalysisKind::CONSERVATIVE
-      "aten::backward", "aten::dist_backward", "aten::is_autocast_cpu_enabled", "aten::is_autocast_enabled",
-      "aten::is_grad_enabled", "aten::set_grad_enabled", "prim::StaticRuntimeCopyOuts",
-      "profiler::_record_function_exit", "static_runtime::VarTupleUnpack", "static_runtime::create_owned_ref",
-      "static_runtime::dict_unpack"};
-  const std::string_view ns = k.ns_string();
-  return ns == "c10d" || ns == "_test" || names.count(k.qual_string()) > 0;
-}
-
 // Inverse mark and sweep. Marking starts from the graph's outputs and from nodes with side
 // effects and spreads to the producers of everything a marked node reads; a node that writes to
 // memory a live value may alias is live as well. Sweeping deletes what is unmarked and unused.

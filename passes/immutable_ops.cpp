@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include "lib/frontend/schema.h"
@@ -35,6 +34,14 @@ std::optional<int64_t> int_floordiv(int64_t a, int64_t b) {
 bool double_in_int_range(double d) {
   return !std::isnan(d) && !std::isinf(d) && d <= static_cast<double>(std::numeric_limits<int64_t>::max()) &&
          d >= static_cast<double>(std::numeric_limits<int64_t>::min());
+}
+
+// aten::Int(float) is a bare C++ conversion: on x86 anything out of range (NaN included) comes
+// out as INT64_MIN, which is what PyTorch then folds to.
+int64_t truncate_to_int(double d) {
+  if (std::isnan(d) || d >= 9223372036854775808.0 || d < -9223372036854775808.0)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(d);
 }
 
 std::optional<int64_t> int_pow(int64_t base, int64_t exp) {
@@ -117,18 +124,15 @@ Result comparison(std::string_view op, const IValue& a, const IValue& b) {
   return one(IValue(c >= 0));
 }
 
-// IValue::is on what constants produce: scalars by value (doubles bit for bit), None is None, a
-// tuple only itself; strings and complex numbers are fresh objects each time, never identical.
+// IValue::is on what constants produce: scalars by value (0.0 is -0.0), None is None, a tuple
+// only itself; strings and complex numbers are fresh objects each time, never identical.
 bool identical(const IValue& a, const IValue& b) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case K::None: return true;
     case K::Bool: return a.to_bool() == b.to_bool();
     case K::Int: return a.to_int() == b.to_int();
-    case K::Double: {
-      const double x = a.to_double(), y = b.to_double();
-      return std::memcmp(&x, &y, sizeof x) == 0;
-    }
+    case K::Double: return a.to_double() == b.to_double();
     case K::Device: return a.to_device() == b.to_device();
     case K::Tuple: return a.to_tuple() == b.to_tuple();
     default: return false;
@@ -239,8 +243,7 @@ std::optional<std::vector<IValue>> run_immutable_op(const Node* n, const std::ve
   if (op == "Int") {
     if (is_int(a)) return one(a);
     if (a.kind() == K::Bool) return one(IValue(int64_t{a.to_bool() ? 1 : 0}));
-    if (a.kind() == K::Double && double_in_int_range(a.to_double()))
-      return one(IValue(static_cast<int64_t>(a.to_double())));
+    if (a.kind() == K::Double) return one(IValue(truncate_to_int(a.to_double())));
     return std::nullopt;
   }
   if (op == "Float") {

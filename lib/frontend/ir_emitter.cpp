@@ -10,10 +10,8 @@
 #include "lib/frontend/schema_matching.h"
 #include "lib/frontend/type_parser.h"
 #include "lib/ir/constants.h"
-#include "passes/canonicalize_outputs.h"
-#include "passes/constant_pooling.h"
+#include "passes/cleanup.h"
 #include "passes/convert_to_ssa.h"
-#include "passes/lower_simple_tuples.h"
 
 namespace jitctl {
 namespace {
@@ -39,6 +37,7 @@ struct Sugared {
     Range,       // range(...): name indexes the emitter's ranges_
     Class,       // a class or NamedTuple named by its qualified name (name)
     ClassNew,    // Class.__new__ (name: the class)
+    Closure,     // a nested `def` (value: the prim::Closure output)
   } kind = Kind::Simple;
   Value* value = nullptr;
   std::string name;
@@ -453,6 +452,15 @@ class Emitter {
       }
       return simple(v);
     }
+    if (form == "fork") {
+      if (e.children.size() != 2) unsupported(r, "fork() with arguments");
+      Sugared c = emit_sugared(*e.children[1]);
+      if (c.kind != Sugared::Kind::Closure) unsupported(r, "fork() of something other than a nested function");
+      Node* n = graph_->insert_node(graph_->create(Symbol::prim("forkClosure"), {c.value}, 1));
+      n->output()->set_type(FutureType::create(c.value->node()->blocks().at(0)->outputs().at(0)->type()));
+      n->set_source_location(loc(e.children[0]->range));
+      return simple(n->output());
+    }
     if (form == "range") {
       std::vector<Value*> in;
       for (size_t i = 1; i < e.children.size(); ++i) in.push_back(emit_expr(*e.children[i]));
@@ -529,11 +537,36 @@ class Emitter {
         case StmtKind::If: emit_if(*s); break;
         case StmtKind::While: emit_loop(*s, nullptr); break;
         case StmtKind::For: emit_for(*s); break;
+        case StmtKind::Def: emit_closure(*s->def); break;
         default: unsupported(s->range, fmt::format("this statement ({})", dump(*s).substr(0, 30)));
       }
       // Whatever follows an exit in the same block is unreachable and never emitted.
       if (exit_blocks_.count(frame().block)) return;
     }
+  }
+
+  // A nested def (the printer writes every fork as one): a prim::Closure whose block holds the body,
+  // emitted with the enclosing function's counters and constants.
+  void emit_closure(const FunctionDef& def) {
+    if (!def.params.empty()) unsupported(def.range, "a nested function with parameters");
+    Node* n = graph_->insert_node(graph_->create(prim::Closure, 1));
+    n->output()->set_type(NoneType::get());
+    Block* b = n->add_block();
+    const TypePtr saved_declared = declared_return_, saved_merged = merged_return_;
+    declared_return_ = def.returns ? type_of(*def.returns) : nullptr;
+    merged_return_ = nullptr;
+    push_frame(b);
+    {
+      WithInsertPoint guard(b);
+      emit_statements(def.body);
+      if (!merged_return_) merged_return_ = declared_return_ ? declared_return_ : NoneType::get();
+      Value* placeholder = graph_->insert_node(graph_->create_uninitialized(merged_return_))->output();
+      b->register_output(placeholder);
+    }
+    pop_frame();
+    declared_return_ = saved_declared;
+    merged_return_ = saved_merged;
+    frame().value_table[def.name] = Sugared{Sugared::Kind::Closure, n->output(), def.name};
   }
 
   std::shared_ptr<Frame> emit_branch(Block* b, const std::vector<StmtPtr>& body) {
@@ -688,12 +721,17 @@ class Emitter {
   }
 
   void emit_return(const Stmt& s) {
-    Value* v = s.value ? emit_expr(*s.value) : graph_->insert_constant(IValue(), loc(s.range));
-    if (!(v->type()->is_subtype_of(*TensorType::get()) && v->type()->is_subtype_of(*NoneType::get())))
-      v = try_convert_to_type(*graph_, loc(s.range), declared_return_, v, true);
-    if (!v->type()->is_subtype_of(*declared_return_))
-      invalid(s.range, fmt::format("returns a value of type {} but is declared to return {}", v->type()->str(),
-                                   declared_return_->str()));
+    Value* v = s.value ? emit_expr(*s.value, declared_return_) : graph_->insert_constant(IValue(), loc(s.range));
+    if (declared_return_) {
+      if (!(v->type()->is_subtype_of(*TensorType::get()) && v->type()->is_subtype_of(*NoneType::get())))
+        v = try_convert_to_type(*graph_, loc(s.range), declared_return_, v, true);
+      if (!v->type()->is_subtype_of(*declared_return_))
+        invalid(s.range, fmt::format("returns a value of type {} but is declared to return {}", v->type()->str(),
+                                     declared_return_->str()));
+    }
+    const TypePtr result = declared_return_ ? declared_return_ : v->type();
+    if (!merged_return_) merged_return_ = result;
+    else if (auto u = unify_types(merged_return_, result)) merged_return_ = *u;
     graph_->insert_node(graph_->create(prim::ReturnStmt, {v}, 0));
     exit_blocks_.insert(frame().block);
   }
@@ -711,7 +749,8 @@ class Emitter {
     bool only_end;
   };
   std::vector<RangeArgs> ranges_;
-  TypePtr declared_return_;
+  TypePtr declared_return_;  // null for a nested def without a return annotation
+  TypePtr merged_return_;
   std::unordered_map<int64_t, Value*> int_constants_;
   std::unordered_map<double, Value*> float_constants_;
   std::unordered_map<const CompilationUnit::Function*, FunctionSchema> schemas_;
@@ -756,10 +795,7 @@ std::shared_ptr<Graph> emit_function(CompilationUnit& cu, const CompilationUnit:
 std::shared_ptr<Graph> compile_function(CompilationUnit& cu, const CompilationUnit::Function& fn) {
   auto g = emit_function(cu, fn);
   convert_to_ssa(*g);
-  // PyTorch's runCleanupPasses, in its order (closures are lifted by the emitter itself).
-  lower_simple_tuples(*g);  // ends with dead code elimination
-  pool_constants(*g);
-  canonicalize_outputs(*g);
+  run_cleanup_passes(*g);
   return g;
 }
 
