@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -47,6 +48,19 @@ std::optional<double> constant_number(const Value* v) {
   if (iv->is(IValue::Kind::Int) || iv->is(IValue::Kind::Double)) return iv->to_double();
   if (iv->is(IValue::Kind::Bool)) return iv->to_bool() ? 1.0 : 0.0;
   return std::nullopt;
+}
+
+// Whether any node, in any block, satisfies `pred`. The sub-passes below use it to skip building
+// an alias analysis (the costly part) for graphs with nothing for them to do; PyTorch builds one
+// regardless, which changes nothing but time.
+template <class Pred>
+bool any_node(const Block* b, const Pred& pred) {
+  for (Node* n : b->nodes()) {
+    if (pred(n)) return true;
+    for (const Block* sub : n->blocks())
+      if (any_node(sub, pred)) return true;
+  }
+  return false;
 }
 
 Value* insert_constant_before(Node* n, const IValue& v) {
@@ -130,16 +144,24 @@ int64_t slice_indices_adjust(int64_t length, int64_t* start, int64_t* stop, int6
 
 class ListIdioms {
  public:
-  explicit ListIdioms(Graph& g) : graph_(g), alias_db_(g) {}
+  explicit ListIdioms(Graph& g) : graph_(g) {}
 
   bool run() {
+    const bool candidates = any_node(graph_.block(), [](const Node* n) {
+      const Symbol k = n->kind();
+      return (k == aten::len || k == aten::__getitem__ || k == prim::ListUnpack || k == aten::add || k == aten::slice) &&
+             !n->inputs().empty() && of_kind(n->input(0), TypeKind::List) &&
+             n->input(0)->node()->kind() == prim::ListConstruct;
+    });
+    if (!candidates) return false;
+    alias_db_ = std::make_unique<AliasDb>(graph_);
     collect_mutated(graph_.block());
     return run_block(graph_.block());
   }
 
  private:
   void check(Value* v) {
-    if (of_kind(v, TypeKind::List) && alias_db_.has_writers(v)) mutated_.insert(v);
+    if (of_kind(v, TypeKind::List) && alias_db_->has_writers(v)) mutated_.insert(v);
   }
 
   void collect_mutated(Block* b) {
@@ -227,7 +249,7 @@ class ListIdioms {
   }
 
   Graph& graph_;
-  AliasDb alias_db_;
+  std::unique_ptr<AliasDb> alias_db_;
   std::unordered_set<const Value*> mutated_;
 };
 
@@ -235,9 +257,15 @@ class ListIdioms {
 
 class DictIdioms {
  public:
-  explicit DictIdioms(Graph& g) : graph_(g), alias_db_(g) {}
+  explicit DictIdioms(Graph& g) : graph_(g) {}
 
   bool run() {
+    const bool candidates = any_node(graph_.block(), [](const Node* n) {
+      return (n->kind() == aten::len || n->kind() == aten::__getitem__) && !n->inputs().empty() &&
+             of_kind(n->input(0), TypeKind::Dict) && n->input(0)->node()->kind() == prim::DictConstruct;
+    });
+    if (!candidates) return false;
+    alias_db_ = std::make_unique<AliasDb>(graph_);
     collect_mutated(graph_.block());
     return run_block(graph_.block());
   }
@@ -283,7 +311,7 @@ class DictIdioms {
   }
 
   void check(Value* v) {
-    if (of_kind(v, TypeKind::Dict) && alias_db_.has_writers(v)) mutated_.insert(v);
+    if (of_kind(v, TypeKind::Dict) && alias_db_->has_writers(v)) mutated_.insert(v);
   }
 
   void collect_mutated(Block* b) {
@@ -327,7 +355,7 @@ class DictIdioms {
   }
 
   Graph& graph_;
-  AliasDb alias_db_;
+  std::unique_ptr<AliasDb> alias_db_;
   std::unordered_set<const Value*> mutated_;
 };
 
@@ -335,8 +363,21 @@ class DictIdioms {
 
 class AliasSensitive {
  public:
-  explicit AliasSensitive(Graph& g) : alias_db_(g) {}
+  explicit AliasSensitive(Graph& g) : graph_(g) {}
 
+  bool run() {
+    const bool candidates = any_node(graph_.block(), [](const Node* n) {
+      const Symbol k = n->kind();
+      if (k == kConv1d || k == aten::conv2d || k == kConv3d) return true;
+      return (k == aten::add || k == aten::sub || k == aten::mul) && !n->inputs().empty() &&
+             of_kind(n->input(0), TypeKind::Tensor);
+    });
+    if (!candidates) return false;
+    alias_db_ = std::make_unique<AliasDb>(graph_);
+    return run(graph_.block());
+  }
+
+ private:
   bool run(Block* b) {
     bool changed = false;
     for (Node* n : b->nodes()) {
@@ -351,7 +392,7 @@ class AliasSensitive {
         const int64_t rank = k == kConv1d ? 3 : (k == aten::conv2d ? 4 : 5);
         // With writers (a resize_), PyTorch moves the dim next to the conv when it can; jitctl
         // leaves those alone.
-        if (alias_db_.has_writers(n->output())) continue;
+        if (alias_db_->has_writers(n->output())) continue;
         for (Node* d : dims) d->output()->replace_all_uses_with(insert_constant_before(d, IValue(rank)));
         changed = true;
       } else if ((k == aten::add || k == aten::sub) && n->inputs().size() == 3 && n->outputs().size() == 1 &&
@@ -375,11 +416,10 @@ class AliasSensitive {
     return changed;
   }
 
- private:
   // The alias analysis is not updated as values merge; values touched once are "stale" and not
   // touched again (PyTorch checks may-alias against them; jitctl checks identity).
   bool replace_output_with_input(Value* input, Value* output) {
-    if (!alias_db_.safe_to_change_aliasing_relationship({input}, {output})) return false;
+    if (!alias_db_->safe_to_change_aliasing_relationship({input}, {output})) return false;
     if (stale_.count(input) || stale_.count(output)) return false;
     output->replace_all_uses_with(input);
     stale_.insert(input);
@@ -387,7 +427,8 @@ class AliasSensitive {
     return true;
   }
 
-  AliasDb alias_db_;
+  Graph& graph_;
+  std::unique_ptr<AliasDb> alias_db_;
   std::unordered_set<const Value*> stale_;
 };
 
@@ -525,9 +566,11 @@ bool optimize_non_tensor(Graph& g, Block* b) {
 
 class ConcatCombiner {
  public:
-  explicit ConcatCombiner(Graph& g) : graph_(g), alias_db_(g) {}
+  explicit ConcatCombiner(Graph& g) : graph_(g) {}
 
   bool run() {
+    if (!any_node(graph_.block(), [](const Node* n) { return n->kind() == aten::cat; })) return false;
+    alias_db_ = std::make_unique<AliasDb>(graph_);
     collect(graph_.block());
     if (pairs_.empty()) return false;
     combine();
@@ -556,7 +599,7 @@ class ConcatCombiner {
     if (!dim) return;
     Node* list = n->input(0)->node();
     // PyTorch asks whether the list could move next to the concat; an unmutated list always can.
-    if (list->kind() != prim::ListConstruct || alias_db_.has_writers(list->output())) return;
+    if (list->kind() != prim::ListConstruct || alias_db_->has_writers(list->output())) return;
     if (n->output()->uses().size() != 1) return;
     Node* next_list = n->output()->uses()[0].user;
     if (next_list->kind() != prim::ListConstruct || next_list->output()->uses().size() != 1) return;
@@ -600,7 +643,7 @@ class ConcatCombiner {
   }
 
   Graph& graph_;
-  AliasDb alias_db_;
+  std::unique_ptr<AliasDb> alias_db_;
   std::vector<Pair> pairs_;
 };
 
@@ -610,7 +653,7 @@ bool peephole_optimize(Graph& g) {
   bool changed = optimize_basic(g.block());
   changed |= ListIdioms(g).run();
   changed |= DictIdioms(g).run();
-  changed |= AliasSensitive(g).run(g.block());
+  changed |= AliasSensitive(g).run();
   changed |= optimize_non_tensor(g, g.block());
   changed |= ConcatCombiner(g).run();
   if (changed) eliminate_dead_code_without_alias_db(g);

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
-"""Runs ../shared/oracle/compat.py on a corpus directory for the given checks and fails unless every
-counted case agrees with PyTorch. Skips (77) without torch or without the shared oracle."""
+"""Runs ../shared/oracle/compat.py on a corpus directory and fails unless each check agrees with
+PyTorch on at least the given share of the corpus. Skips (77) without torch or the shared oracle.
+
+Usage: check_compat.py JITCTL MODELS CHECKS COMPAT_PY, CHECKS like "load=1,graph=1,inline=0.95"."""
 import json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -12,14 +14,18 @@ def main():
     if not os.path.exists(compat):
         print(f"SKIP: {compat} not found")
         sys.exit(77)
+    wanted = {}
+    for item in checks.split(","):
+        name, _, share = item.partition("=")
+        wanted[name] = float(share or 1)
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
-        subprocess.run([sys.executable, compat, "--jitctl", jitctl, "--models", models, "--checks", checks,
+        subprocess.run([sys.executable, compat, "--jitctl", jitctl, "--models", models, "--checks", ",".join(wanted),
                         "--json", report], check=True)
         summary = json.load(open(report))["summary"]
-    bad = {k: v for k, v in summary.items() if v[0] != v[1] or v[1] == 0}
+    bad = {k: summary[k] for k, share in wanted.items() if summary[k][1] == 0 or summary[k][0] < share * summary[k][1]}
     if bad:
-        print(f"compat checks below 100%: {bad}")
+        print(f"compat checks below their bar {wanted}: {bad}")
         sys.exit(1)
 
 

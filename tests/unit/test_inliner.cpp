@@ -250,6 +250,33 @@ TEST_CASE("peephole: dead code goes only when something changed, as PyTorch's fl
   return (%3)
 )");
   CHECK(changed);
+  // Refining an Optional If output to the type it already has counts too.
+  check_same(peephole(R"(graph(%x : Tensor, %c : bool):
+  %dead : Tensor = aten::relu(%x)
+  %one : int = prim::Constant[value=1]()
+  %none : NoneType = prim::Constant()
+  %r : int? = prim::If(%c)
+    block0():
+      -> (%one)
+    block1():
+      -> (%none)
+  %t : (Tensor, int?) = prim::TupleConstruct(%x, %r)
+  return (%t)
+)",
+                      &changed),
+             R"(graph(%x : Tensor,
+      %c : bool):
+  %3 : int = prim::Constant[value=1]()
+  %4 : NoneType = prim::Constant()
+  %5 : int? = prim::If(%c)
+    block0():
+      -> (%3)
+    block1():
+      -> (%4)
+  %6 : (Tensor, int?) = prim::TupleConstruct(%x, %5)
+  return (%6)
+)");
+  CHECK(changed);
   const std::string unchanged = R"(graph(%x : Tensor):
   %dead : Tensor = aten::relu(%x)
   %y : Tensor = aten::relu(%x)
