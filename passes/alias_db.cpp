@@ -283,14 +283,18 @@ struct AliasDb::Impl {
       return;
     }
     if (k == aten::batch_norm) return analyze_norm(n, "training");
-    if (k == Symbol::aten("instance_norm")) return analyze_norm(n, "use_input_stats");
+    // Interned once: looking a symbol up by name costs a format and a hash per node.
+    static const Symbol kInstanceNorm = Symbol::aten("instance_norm");
+    static const Symbol kFusedConcat = Symbol::prim("FusedConcat"), kMMBatchSide = Symbol::prim("MMBatchSide"),
+                        kBroadcastSizes = Symbol::prim("BroadcastSizes"), kChunkSizes = Symbol::prim("ChunkSizes"),
+                        kConstantMKLDNNTensor = Symbol::prim("ConstantMKLDNNTensor");
+    if (k == kInstanceNorm) return analyze_norm(n, "use_input_stats");
     // Nodes that make new values from nothing. (PyTorch analyses the subgraph of fusion and
     // differentiable groups; the compiler never makes those, so they count as creators here.)
     if (is_kind(n, {prim::Constant, prim::AutogradZero, prim::AutogradAdd, prim::MMTreeReduce, prim::Closure,
                     prim::CreateObject, prim::tolist, prim::Uninitialized, prim::TensorExprGroup,
                     prim::MKLDNNGroup, prim::StaticSubgraph, prim::FusionGroup, prim::DifferentiableGraph}) ||
-        is_kind(n, {Symbol::prim("FusedConcat"), Symbol::prim("MMBatchSide"), Symbol::prim("BroadcastSizes"),
-                    Symbol::prim("ChunkSizes"), Symbol::prim("ConstantMKLDNNTensor")})) {
+        is_kind(n, {kFusedConcat, kMMBatchSide, kBroadcastSizes, kChunkSizes, kConstantMKLDNNTensor})) {
       for (const Value* out : n->outputs()) give_fresh_alias(out);
       return;
     }
@@ -370,8 +374,9 @@ struct AliasDb::Impl {
   // elements escape.
   static bool functional_non_escaping_list_use(const Use& use) {
     if (use.user->inputs().at(use.offset)->type()->kind() != TypeKind::List) return false;
-    return is_kind(use.user, {aten::cat, aten::stack, Symbol::aten("broadcast_tensors"), Symbol::aten("vstack"),
-                              Symbol::aten("hstack"), Symbol::aten("dstack")});
+    static const Symbol kBroadcastTensors = Symbol::aten("broadcast_tensors"), kVstack = Symbol::aten("vstack"),
+                        kHstack = Symbol::aten("hstack"), kDstack = Symbol::aten("dstack");
+    return is_kind(use.user, {aten::cat, aten::stack, kBroadcastTensors, kVstack, kHstack, kDstack});
   }
 
   void analyze_container_construct(const Node* n) {

@@ -14,9 +14,10 @@ namespace {
 
 // Kinds that are never folded, whatever their inputs.
 bool skipped_kind(Symbol k) {
+  static const Symbol kDequantize = Symbol::aten("dequantize");  // interned once, not per node
   return k == prim::If || k == prim::Loop || k == prim::Closure || k == prim::Constant || k == prim::AutogradZero ||
          k == prim::Uninitialized || k == prim::Guard || k == prim::profile || k == prim::profile_ivalue ||
-         k == prim::unchecked_unwrap_optional || k == Symbol::aten("dequantize");
+         k == prim::unchecked_unwrap_optional || k == kDequantize;
 }
 
 bool all_immutable(const std::vector<Value*>& values) {

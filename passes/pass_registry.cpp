@@ -8,12 +8,14 @@
 #include "passes/constant_propagation.h"
 #include "passes/dead_code_elimination.h"
 #include "passes/lower_simple_tuples.h"
+#include "passes/peephole.h"
 
 namespace jitctl {
 namespace {
 
 // A pass that reports whether it changed anything still runs as a plain pass here.
 void run_constant_propagation_immutable(Graph& g) { propagate_immutable_constants(g); }
+void run_peephole(Graph& g) { peephole_optimize(g); }
 
 constexpr std::array kPasses = {
     PassInfo{"dce", "delete nodes whose results are unused and that have no side effects", eliminate_dead_code},
@@ -22,6 +24,8 @@ constexpr std::array kPasses = {
     PassInfo{"canonicalize-outputs", "order If and Loop outputs by first use", canonicalize_outputs},
     PassInfo{"constant-propagation-immutable", "fold nodes on constant ints, floats, bools, strings and tuples",
              run_constant_propagation_immutable},
+    PassInfo{"peephole", "small rewrites without shapes: list/dict idioms, None checks, x+0, dim(conv), cat(cat)",
+             run_peephole},
 };
 
 }  // namespace

@@ -141,7 +141,7 @@ struct Tally {
 }  // namespace
 
 TEST_CASE("passes: the pass table") {
-  CHECK(all_passes().size() == 5);
+  CHECK(all_passes().size() == 6);
   for (const PassInfo& p : all_passes()) {
     CHECK(find_pass(p.name) == &p);
     CHECK(!p.description.empty());
