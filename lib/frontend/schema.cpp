@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "lib/core/error.h"
+#include "lib/ir/attribute_text.h"
 
 namespace jitctl {
 
@@ -51,39 +52,8 @@ std::string AliasInfo::str() const {
   return out + ")";
 }
 
-std::string quote_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\'': out += "\\'"; break;
-      case '"': out += "\\\""; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      default:
-        if (c > 0x1f && c < 0x7f) {
-          out += c;
-        } else {
-          // c10 does this arithmetic on a (signed) char: negative digits for bytes >= 0x80.
-          int v = static_cast<signed char>(c);
-          char buf[4] = "000";
-          buf[2] = static_cast<char>(buf[2] + v % 8);
-          v /= 8;
-          buf[1] = static_cast<char>(buf[1] + v % 8);
-          v /= 8;
-          buf[0] = static_cast<char>(buf[0] + v);
-          out += '\\';
-          out += buf;
-        }
-    }
-  }
-  return out + "\"";
-}
+// One quoting for schemas and graph attributes, as c10 has one printQuotedString.
+std::string quote_string(std::string_view s) { return repr_string(s); }
 
 std::string Argument::str() const {
   // Optional's `?` goes after the alias annotation (`Tensor(a)?`), the only order the parser takes.

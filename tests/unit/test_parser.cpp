@@ -10,6 +10,7 @@
 #include "lib/archive/archive.h"
 #include "lib/core/error.h"
 #include "lib/frontend/parser.h"
+#include "tests/support/testdata_path.h"
 #include "tests/support/error_of.h"
 
 using namespace jitctl;
@@ -430,30 +431,8 @@ TEST_CASE("parser: hostile nesting gives a clean error, never a stack overflow")
   CHECK(error_of([&] { parse_source("x = ---------y\n", small); }) == "t.py:1:13: expression nests deeper than 8");
 }
 
-namespace {
-
-fs::path testdata_dir() {
-  std::vector<fs::path> candidates;
-#ifdef JITCTL_TESTDATA
-  candidates.emplace_back(JITCTL_TESTDATA);
-#endif
-  // Meson compiles with __FILE__ relative to the build directory; also try from the binary.
-  const fs::path here = fs::path(__FILE__).parent_path();
-  candidates.push_back(here / ".." / ".." / "testdata");
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) candidates.push_back(exe.parent_path() / ".." / ".." / "testdata");
-  candidates.emplace_back("../testdata");
-  candidates.emplace_back("testdata");
-  for (const auto& c : candidates)
-    if (fs::is_directory(c / "models", ec)) return c;
-  return {};
-}
-
-}  // namespace
-
 TEST_CASE("parser: every code file of the test corpus parses") {
-  const fs::path root = testdata_dir();
+  const fs::path root = jitctl::test::testdata_dir();
   REQUIRE_MESSAGE(!root.empty(), "testdata not found");
   std::vector<fs::path> archives;
   for (const char* sub : {"models", "models_torch2"}) {
