@@ -78,6 +78,7 @@ class DotPrinter {
     out_ += "  }\n";
     declare_block_nodes(*g.block(), 1);
     ids_[g.return_node()] = "ret";
+    declare_constant_inputs(g.return_node(), 1);
     out_ += "  {\n    rank=sink;\n";
     declare(2, "ret", "return", "shape=house, style=filled, fillcolor=\"#e8e8e8\"");
     out_ += "  }\n";
@@ -108,13 +109,35 @@ class DotPrinter {
     return label;
   }
 
+  void declare_op(int level, const std::string& id, const Node& n) {
+    const std::string tooltip = n.source_location() ? n.source_location()->str() : "";
+    const bool constant = n.kind() == prim::Constant;
+    declare(level, id, node_label(n), constant ? "style=\"rounded,filled\", fillcolor=\"#f6f3d8\"" : "", tooltip);
+  }
+
+  // A used constant is drawn once per use, next to the user: pooled constants sit at the top of
+  // the graph with dozens of uses each (a `1` used 150 times in an inlined SqueezeNet), and the
+  // long edges from one shared box make dot's layout take minutes and the picture unreadable.
+  static bool drawn_at_uses(const Node* n) { return n->kind() == prim::Constant && n->has_uses(); }
+
+  void declare_constant_inputs(const Node* user, int level) {
+    auto& sources = constant_sources_[user];
+    sources.assign(user->inputs().size(), "");
+    for (size_t i = 0; i < user->inputs().size(); ++i) {
+      const Node* producer = user->input(i)->node();
+      if (!drawn_at_uses(producer)) continue;
+      sources[i] = "c" + std::to_string(next_constant_id_++);
+      declare_op(level, sources[i], *producer);
+    }
+  }
+
   void declare_block_nodes(const Block& b, int level) {
     for (const Node* n : b.nodes()) {
+      if (drawn_at_uses(n)) continue;
       const std::string id = "n" + std::to_string(next_id_++);
       ids_[n] = id;
-      std::string tooltip = n->source_location() ? n->source_location()->str() : "";
-      const bool constant = n->kind() == prim::Constant;
-      declare(level, id, node_label(*n), constant ? "style=\"rounded,filled\", fillcolor=\"#f6f3d8\"" : "", tooltip);
+      declare_op(level, id, *n);
+      declare_constant_inputs(n, level);
       for (size_t bi = 0; bi < n->blocks().size(); ++bi) {
         const Block& sub = *n->blocks()[bi];
         const std::string cluster = id + "_b" + std::to_string(bi);
@@ -129,6 +152,7 @@ class DotPrinter {
         declare(level + 1, cluster + "_in", params + ")", "shape=invhouse, fontsize=9");
         declare_block_nodes(sub, level + 1);
         ids_[sub.return_node()] = cluster + "_out";
+        declare_constant_inputs(sub.return_node(), level + 1);
         std::string rets = "-> (";
         for (size_t i = 0; i < sub.outputs().size(); ++i) rets += (i ? ", %" : "%") + sub.outputs()[i]->debug_name();
         declare(level + 1, cluster + "_out", rets + ")", "shape=house, fontsize=9");
@@ -138,20 +162,25 @@ class DotPrinter {
     }
   }
 
-  // The dot node that makes `v`: a graph input's own node, or the node (or block param node).
-  const std::string& source_of(const Value* v) {
+  // The dot node that makes input `i` of `user`: a constant's box for this use, a graph input's
+  // own node, or the producing node (a block's param node for block inputs).
+  const std::string& source_of(const Node* user, size_t i) {
+    const std::string& constant = constant_sources_.at(user).at(i);
+    if (!constant.empty()) return constant;
+    const Value* v = user->input(i);
     if (auto it = input_ids_.find(v); it != input_ids_.end()) return it->second;
     return ids_.at(v->node());
   }
 
   void edges_into(const Node* user) {
     const std::string& to = ids_.at(user);
-    for (const Value* v : user->inputs())
-      edges_ += "  " + source_of(v) + " -> " + to + " [label=\"" + escape(value_label(v)) + "\"];\n";
+    for (size_t i = 0; i < user->inputs().size(); ++i)
+      edges_ += "  " + source_of(user, i) + " -> " + to + " [label=\"" + escape(value_label(user->input(i))) + "\"];\n";
   }
 
   void edges_for_block(const Block& b) {
     for (const Node* n : b.nodes()) {
+      if (drawn_at_uses(n)) continue;
       edges_into(n);
       for (const Block* sub : n->blocks()) {
         edges_ += "  " + ids_.at(n) + " -> " + ids_.at(sub->param_node()) + " [style=dotted, arrowhead=none];\n";
@@ -162,9 +191,11 @@ class DotPrinter {
   }
 
   std::string out_, edges_;
-  size_t next_id_ = 0;
+  size_t next_id_ = 0, next_constant_id_ = 0;
   std::unordered_map<const Node*, std::string> ids_;
   std::unordered_map<const Value*, std::string> input_ids_;
+  // Per user, per input: the id of the constant box drawn for that use ("" for other inputs).
+  std::unordered_map<const Node*, std::vector<std::string>> constant_sources_;
 };
 
 }  // namespace
