@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <sstream>
 #include <set>
 #include <string>
 
@@ -114,18 +114,18 @@ TEST_CASE("graph dot: braces balance, edges join declared nodes, blocks are clus
   CHECK(depth == 0);
   CHECK(min_depth == 0);
 
+  // Statements are one a line: `ID [attrs];` declares a node, `ID -> ID [attrs];` is an edge.
   std::set<std::string> declared;
-  static const std::regex decl(R"(^\s*([A-Za-z_][A-Za-z0-9_]*) \[)");
-  static const std::regex edge(R"(^\s*([A-Za-z_][A-Za-z0-9_]*) -> ([A-Za-z_][A-Za-z0-9_]*))");
   std::vector<std::pair<std::string, std::string>> edges;
   std::istringstream lines(unquoted);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, edge)) {
-      edges.emplace_back(m[1], m[2]);
-    } else if (std::regex_search(line, m, decl) && m[1] != "graph" && m[1] != "node" && m[1] != "edge") {
-      declared.insert(m[1]);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string first, second, third;
+    words >> first >> second >> third;
+    if (second == "->") {
+      edges.emplace_back(first, third);
+    } else if (second.starts_with("[") && first != "graph" && first != "node" && first != "edge") {
+      declared.insert(first);
     }
   }
   REQUIRE(!edges.empty());
