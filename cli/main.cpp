@@ -27,7 +27,12 @@ int main(int argc, char** argv) {
              "See man jitctl for details.");
   jitctl::cli::add_info_command(app);
   jitctl::cli::add_dump_graph_command(app);
+  jitctl::cli::add_dump_code_command(app);
+  jitctl::cli::add_run_command(app);
   jitctl::cli::add_planned_commands(app);
+  jitctl::cli::add_optimize_command(app);
+  jitctl::cli::add_bench_threads_command(app);
+  jitctl::cli::add_parallel_info_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,21 +35,6 @@ CLI::App* planned(CLI::App& app, const std::string& name, const std::string& ali
 
 void add_planned_commands(CLI::App& app) {
   static Planned p;
-  auto* code = planned(app, "dump-code", "code", "Print TorchScript code");
-  code->add_option("model", p.model, "TorchScript archive")->required();
-  code->add_option("--method", p.method, "method to print");
-  code->add_flag("--all", p.all, "every class and function");
-
-  auto* run = planned(app, "run", "", "Run a method on inputs");
-  run->add_option("model", p.model, "TorchScript archive")->required();
-  run->add_option("--method", p.method, "method to run");
-  run->add_option("--inputs", p.inputs_file, "torch.save / .npy / .npz inputs");
-  run->add_option("--input-spec", p.input_specs, "random input, e.g. 'float32[1,3,224,224]'");
-  run->add_option("-o,--output", p.output, "write outputs (.pt, .npy, .npz)");
-  run->add_option("--threads", p.n_threads, "intra-op threads");
-  run->add_option("--interop-threads", p.n_interop, "inter-op threads");
-  run->add_option("--device", p.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-
   auto* trace = planned(app, "check-trace", "", "Check whether a trace generalizes across inputs");
   trace->add_option("model", p.model, "traced TorchScript archive")->required();
   trace->add_option("--inputs", p.inputs, "input set (repeat)");
@@ -63,26 +48,6 @@ void add_planned_commands(CLI::App& app) {
   freeze->add_option("model", p.model, "TorchScript archive")->required();
   freeze->add_option("-o,--output", p.output, "output archive")->required();
   freeze->add_option("--preserve", p.preserve, "attribute or method to keep");
-
-  auto* optimize = planned(app, "optimize", "", "Run optimizing passes (like torch.jit.optimize_for_inference)");
-  optimize->add_option("model", p.model, "TorchScript archive");
-  optimize->add_option("-o,--output", p.output, "output archive");
-  optimize->add_option("--passes", p.passes, "comma-separated passes, or none");
-  optimize->add_flag("--list-passes", p.list_passes, "list the passes");
-
-  auto* bench = planned(app, "bench-threads", "bench", "Measure latency and throughput across thread settings");
-  bench->add_option("model", p.model, "TorchScript archive")->required();
-  bench->add_option("--inputs", p.inputs_file, "input set");
-  bench->add_option("--input-spec", p.input_specs, "random input spec");
-  bench->add_option("--threads", p.threads, "list of intra-op thread counts, or sweep");
-  bench->add_option("--interop-threads", p.interop, "list of inter-op thread counts");
-  bench->add_option("--concurrency", p.concurrency, "list of concurrent callers");
-  bench->add_option("--warmup", p.warmup, "warm-up iterations");
-  bench->add_option("--iters", p.iters, "timed iterations");
-  bench->add_option("--format", p.format, "text, csv or json")->check(CLI::IsMember({"text", "csv", "json"}));
-  bench->add_option("--plot", p.plot, "write an SVG plot");
-
-  planned(app, "parallel-info", "", "Print thread settings (like torch.__config__.parallel_info())");
 }
 
 }  // namespace jitctl::cli

@@ -1,0 +1,25 @@
+#pragma once
+// One registration function per kernel file; register_cpu.cpp calls them all once.
+namespace jitctl {
+
+void register_cpu_kernels();
+
+// Tensor kernels.
+void register_elementwise_kernels();  // unary/binary math, comparisons, where, clamp, activations
+void register_reduction_kernels();    // sum, mean, max, min, amax, norm, softmax, log_softmax, topk
+void register_shape_kernels();        // view, reshape, permute, cat, stack, slice, select, index ...
+void register_factory_kernels();      // zeros, ones, tensor, to, contiguous, clone, copy_ ...
+// Non-tensor ops: int/float/bool arithmetic, lists, dicts, strings.
+void register_scalar_kernels();
+void register_list_kernels();
+void register_string_kernels();
+// Neural-network kernels.
+void register_linear_kernels();      // mm, bmm, addmm, matmul, linear, baddbmm
+void register_conv_kernels();        // conv1d/2d, _convolution, conv_transpose
+void register_pooling_kernels();     // max/avg/adaptive pooling, upsampling
+void register_norm_kernels();        // batch/layer/group norm
+void register_rnn_kernels();         // lstm, gru
+void register_attention_kernels();   // _native_multi_head_attention, _transformer_encoder_layer_fwd
+void register_embedding_kernels();   // embedding
+
+}  // namespace jitctl
