@@ -1,24 +1,86 @@
-// jitctl optimize M -o OUT [--passes a,b,c | none] [--list-passes]: optimizing passes, then write an archive.
-// Not built yet: registers its flags so --help is complete, then exits 3.
+// jitctl optimize M -o OUT [--passes a,b,c | none] [--list-passes] [--keep-training] [--force]:
+// runs graph passes (passes/pass_registry.h) on every method and function of the model, then
+// writes an archive that torch.jit.load reads. Like torch.jit.optimize_for_inference, the result
+// is for inference: modules are put in eval mode unless --keep-training. `--passes none` changes
+// nothing else.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "lib/core/error.h"
+#include "lib/frontend/export.h"
+#include "lib/frontend/export_passes.h"
+#include "lib/frontend/load_module.h"
 
 namespace jitctl::cli {
+namespace {
+
+// "a,b,c" -> the passes, in order; "none" -> no pass. Empty names and unknown passes are errors.
+std::vector<const PassInfo*> parse_passes(const std::string& spec) {
+  std::vector<const PassInfo*> out;
+  if (spec == "none") return out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = spec.find(',', start);
+    const std::string name = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const PassInfo* p = find_pass(name);
+    if (!p)
+      throw InvalidInput(name.empty() ? fmt::format("--passes '{}': an empty pass name", spec)
+                                      : fmt::format("--passes: unknown pass '{}' (jitctl optimize --list-passes lists them)", name));
+    out.push_back(p);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+std::vector<const PassInfo*> every_pass() {
+  std::vector<const PassInfo*> out;
+  for (const auto& p : all_passes()) out.push_back(&p);
+  return out;
+}
+
+// Writing over the model being read (the same file, also through a symlink or a hard link) is
+// allowed only when asked for: a mistyped -o should not replace the user's only copy.
+void refuse_overwriting_input(const std::string& model, const std::string& output) {
+  std::error_code ec;
+  if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(model, output, ec))
+    throw InvalidInput(fmt::format("{}: -o {} is the input model itself; refusing to overwrite it (use --force to replace it)",
+                                   model, output));
+}
+
+}  // namespace
 
 void add_optimize_command(CLI::App& app) {
-  struct Args { std::string model, output, passes; bool list = false; };
+  struct Args {
+    std::string model, output, passes;
+    bool list = false, force = false, keep_training = false;
+  };
   static Args a;
-  auto* cmd = app.add_subcommand("optimize", "Run optimizing passes (like torch.jit.optimize_for_inference) [not implemented yet: exits 3]");
+  auto* cmd = app.add_subcommand("optimize", "Run graph passes on every method, then write the model (torch.jit.load reads it)");
   cmd->add_option("model", a.model, "TorchScript archive");
-  cmd->add_option("-o,--output", a.output, "output archive");
-  cmd->add_option("--passes", a.passes, "comma-separated passes, or none");
-  cmd->add_flag("--list-passes", a.list, "list the passes");
-  cmd->callback([] { throw Unsupported("`jitctl optimize` is not implemented in this version"); });
+  cmd->add_option("-o,--output", a.output, "output archive (written atomically)");
+  cmd->add_option("--passes", a.passes, "comma-separated passes in order, or none (default: every pass, as --list-passes lists them)");
+  cmd->add_flag("--list-passes", a.list, "list the passes and exit");
+  cmd->add_flag("--keep-training", a.keep_training, "keep each module's training flag (default: eval mode, as for inference)");
+  cmd->add_flag("--force", a.force, "allow -o to name the input model itself");
+  cmd->callback([] {
+    if (a.list) {
+      for (const auto& p : all_passes()) fmt::print("{:<32} {}\n", p.name, p.description);
+      return;
+    }
+    if (a.model.empty()) throw InvalidInput("optimize: no model given (jitctl optimize M -o OUT)");
+    if (a.output.empty()) throw InvalidInput(fmt::format("optimize {}: -o OUT is required", a.model));
+    const auto passes = a.passes.empty() ? every_pass() : parse_passes(a.passes);
+    if (!a.force) refuse_overwriting_input(a.model, a.output);
+    LoadedModule m = load_module(a.model);
+    if (!a.keep_training) set_eval_mode(m);
+    const GraphOverrides changed = run_passes_on_module(m, passes);
+    export_module(m, a.output, changed);
+    fmt::print("{}: written; {} graph(s) changed by {} pass(es)\n", a.output, changed.size(), passes.size());
+  });
 }
 
 }  // namespace jitctl::cli

@@ -1,8 +1,286 @@
+// The transformer fast path of torch 1.13 (nn.TransformerEncoderLayer / nn.MultiheadAttention in
+// evaluation): _native_multi_head_attention and _transformer_encoder_layer_fwd, with ATen's
+// order of operations: q = (x Wqᵀ + bq) / sqrt(head_dim), softmax(q kᵀ) v per head, output
+// projection; the encoder layer adds residuals, layer norms (before or after) and the
+// feed-forward block (relu or exact gelu). Nested tensors (padding masks turned into ragged
+// batches) are not supported (Unsupported when reached); a key-padding or attention mask is.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/norm.h"
 #include "kernels/cpu/register_cpu.h"
+#include "kernels/parallel.h"
 #include "kernels/registry.h"
+
+namespace jitctl::cpu {
+namespace {
+
+// Which (query, key) pairs are excluded, as a bool tensor broadcast to [B, H, T, S] by strides.
+struct Mask {
+  const bool* data = nullptr;
+  int64_t sb = 0, sh = 0, st = 0, ss = 0;
+  bool masked(int64_t b, int64_t h, int64_t t, int64_t s) const { return data && data[b * sb + h * sh + t * st + s * ss]; }
+};
+
+// mask_type 0: [T, S] attention mask; 1: [B, S] key padding mask; otherwise a mask of up to 4
+// dims broadcast to [B, H, T, S] (2-D masks read as [T, S] unless they are [B, S] and not [T, S]).
+Mask make_mask(const Tensor& m, int64_t b, int64_t h, int64_t t, int64_t s, const IValue& mask_type) {
+  Mask mk;
+  if (!m.defined()) return mk;
+  if (m.dtype() != DType::Bool) throw Unsupported("_native_multi_head_attention: a non-bool mask");
+  mk.data = data_of<bool>(m);
+  const int64_t d = m.dim();
+  const auto& sz = m.sizes();
+  const auto& str = m.strides();
+  auto dim_stride = [&](int64_t i, int64_t want) {
+    if (sz[i] == want) return want == 1 ? int64_t{0} : str[i];
+    if (sz[i] == 1) return int64_t{0};
+    throw InvalidInput(fmt::format("_native_multi_head_attention: mask of size {} does not match attention scores [{}, {}, {}, {}]",
+                                   shape_string(sz), b, h, t, s));
+  };
+  const int64_t type = mask_type.is_none() ? -1 : mask_type.to_int();
+  if (d == 2 && (type == 1 || (type != 0 && !(sz[0] == t && sz[1] == s) && sz[0] == b && sz[1] == s))) {
+    mk.sb = dim_stride(0, b);
+    mk.ss = dim_stride(1, s);
+    return mk;
+  }
+  if (d > 4) throw InvalidInput(fmt::format("_native_multi_head_attention: mask of size {} has too many dims", shape_string(sz)));
+  const int64_t want[4] = {b, h, t, s};
+  int64_t* strides[4] = {&mk.sb, &mk.sh, &mk.st, &mk.ss};
+  for (int64_t i = 0; i < d; ++i) *strides[4 - d + i] = dim_stride(i, want[4 - d + i]);
+  return mk;
+}
+
+// Softmax over a row, masked entries excluded; a fully masked row becomes zeros (ATen's
+// _masked_softmax).
+template <class T>
+void softmax_row(T* row, int64_t n, const Mask& mask, int64_t b, int64_t h, int64_t t) {
+  T mx = -std::numeric_limits<T>::infinity();
+  for (int64_t j = 0; j < n; ++j)
+    if (!mask.masked(b, h, t, j)) mx = std::max(mx, row[j]);
+  if (mx == -std::numeric_limits<T>::infinity()) {
+    std::fill(row, row + n, T(0));
+    return;
+  }
+  T sum = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    row[j] = mask.masked(b, h, t, j) ? T(0) : std::exp(row[j] - mx);
+    sum += row[j];
+  }
+  const T inv = T(1) / sum;
+  for (int64_t j = 0; j < n; ++j) row[j] *= inv;
+}
+
+// out[rows, n] = x[rows, k] wᵀ (+ bias); w is [n, k] row-major.
+template <class T>
+void linear_rows(const T* x, int64_t rows, int64_t k, const T* w, int64_t n, const T* bias, T* out, int64_t ldo) {
+  if (bias)
+    for (int64_t r = 0; r < rows; ++r) std::copy(bias, bias + n, out + r * ldo);
+  gemm<T>(row_major(x, rows, k, k), transposed(row_major(w, n, k, k)), out, ldo, T(1), bias ? T(1) : T(0));
+}
+
+const Tensor& checked(const Tensor& t, std::vector<int64_t> sizes, const char* what) {
+  if (t.sizes() != sizes)
+    throw InvalidInput(fmt::format("_native_multi_head_attention: expected `{}` of size {}, got {}", what, shape_string(sizes), shape_string(t.sizes())));
+  return t;
+}
+
+struct MhaWeights {
+  Tensor qkv_w, qkv_b, proj_w, proj_b;  // contiguous
+};
+
+MhaWeights mha_weights(const IValue& qw, const IValue& qb, const IValue& pw, const IValue& pb, int64_t e) {
+  return {contiguous(checked(qw.to_tensor(), {3 * e, e}, "qkv_weight")), contiguous(checked(qb.to_tensor(), {3 * e}, "qkv_bias")),
+          contiguous(checked(pw.to_tensor(), {e, e}, "proj_weight")), contiguous(checked(pb.to_tensor(), {e}, "proj_bias"))};
+}
+
+// Multi-head attention of contiguous [B, T, E] inputs into out [B, T, E]; the attention weights
+// [B, H, T, T] go to `weights` when it is not null.
+template <class T>
+void mha(const T* q_in, const T* k_in, const T* v_in, int64_t batch, int64_t seq, int64_t e, int64_t heads, const MhaWeights& w, const Mask& mask,
+         T* out, T* weights) {
+  const int64_t dh = e / heads, rows = batch * seq;
+  const T* wq = data_of<T>(w.qkv_w);
+  const T* bq = data_of<T>(w.qkv_b);
+  // qkv[r, 0:E | E:2E | 2E:3E] = projections of q, k, v (bias added below, as ATen does).
+  std::vector<T> qkv(static_cast<size_t>(rows * 3 * e));
+  if (q_in == k_in && k_in == v_in) {
+    linear_rows<T>(q_in, rows, e, wq, 3 * e, nullptr, qkv.data(), 3 * e);
+  } else {
+    linear_rows<T>(q_in, rows, e, wq, e, nullptr, qkv.data(), 3 * e);
+    linear_rows<T>(k_in, rows, e, wq + e * e, e, nullptr, qkv.data() + e, 3 * e);
+    linear_rows<T>(v_in, rows, e, wq + 2 * e * e, e, nullptr, qkv.data() + 2 * e, 3 * e);
+  }
+  const T scale = T(1) / std::sqrt(static_cast<T>(dh));
+  std::vector<T> ctx(static_cast<size_t>(rows * e));  // [B, T, H * dh]
+  parallel_for(0, batch * heads, 1, [&](int64_t u0, int64_t u1) {
+    std::vector<T> q(static_cast<size_t>(seq * dh)), k(q.size()), v(q.size()), scores(static_cast<size_t>(seq * seq));
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t b = u / heads, h = u % heads;
+      for (int64_t t = 0; t < seq; ++t) {
+        const T* src = qkv.data() + (b * seq + t) * 3 * e + h * dh;
+        for (int64_t j = 0; j < dh; ++j) {
+          q[t * dh + j] = (src[j] + bq[h * dh + j]) * scale;
+          k[t * dh + j] = src[e + j] + bq[e + h * dh + j];
+          v[t * dh + j] = src[2 * e + j] + bq[2 * e + h * dh + j];
+        }
+      }
+      T* sc = weights ? weights + u * seq * seq : scores.data();
+      gemm<T>(row_major(q.data(), seq, dh, dh), transposed(row_major(k.data(), seq, dh, dh)), sc, seq, T(1), T(0));
+      for (int64_t t = 0; t < seq; ++t) softmax_row(sc + t * seq, seq, mask, b, h, t);
+      gemm<T>(row_major(static_cast<const T*>(sc), seq, seq, seq), row_major(static_cast<const T*>(v.data()), seq, dh, dh),
+              ctx.data() + b * seq * e + h * dh, e, T(1), T(0));
+    }
+  });
+  linear_rows<T>(ctx.data(), rows, e, data_of<T>(w.proj_w), e, data_of<T>(w.proj_b), out, e);
+}
+
+void check_mha_inputs(const Tensor& q, const Tensor& k, const Tensor& v, int64_t e, int64_t heads) {
+  if (q.dim() != 3) throw InvalidInput(fmt::format("expected 3-D `query`, got {}-D tensor", q.dim()));
+  if (q.sizes()[2] != e) throw InvalidInput(fmt::format("passed-in embed_dim {} didn't match last dim of query {}", e, q.sizes()[2]));
+  if (k.dim() != 3) throw InvalidInput(fmt::format("expected 3-D `key`, got {}-D tensor", k.dim()));
+  if (v.dim() != 3) throw InvalidInput(fmt::format("expected 3-D `value`, got {}-D tensor", v.dim()));
+  if (q.sizes() != k.sizes() || k.sizes() != v.sizes()) throw InvalidInput("expected `query`/`key`/`value` shapes to match");
+  if (heads <= 0 || e % heads != 0) throw InvalidInput("`embed_dim` must divide evenly by `num_heads`");
+  check_same_dtype(q, k);
+  check_same_dtype(q, v);
+}
+
+void k_native_mha(Stack& s) {
+  const Tensor &q_arg = s[0].to_tensor(), &k_arg = s[1].to_tensor(), &v_arg = s[2].to_tensor();
+  const int64_t e = s[3].to_int(), heads = s[4].to_int();
+  check_mha_inputs(q_arg, k_arg, v_arg, e, heads);
+  const MhaWeights w = mha_weights(s[5], s[6], s[7], s[8], e);
+  const Tensor mask = optional_tensor(s[9]);
+  const bool need_weights = s[10].to_bool(), average = s[11].to_bool();
+  const int64_t batch = q_arg.sizes()[0], seq = q_arg.sizes()[1];
+  const Tensor q = contiguous(q_arg);
+  const Tensor k = k_arg.same(q_arg) ? q : contiguous(k_arg);
+  const Tensor v = v_arg.same(k_arg) ? k : contiguous(v_arg);
+  Tensor out = Tensor::empty(q.dtype(), q.sizes());
+  Tensor weights = need_weights ? Tensor::empty(q.dtype(), {batch, heads, seq, seq}) : Tensor();
+  Tensor averaged;
+  dispatch_floating(q.dtype(), "_native_multi_head_attention", [&](auto tag) {
+    using T = decltype(tag);
+    const Mask mk = make_mask(mask, batch, heads, seq, seq, s[12]);
+    if (out.numel() == 0) return;
+    mha<T>(data_of<T>(q), data_of<T>(k), data_of<T>(v), batch, seq, e, heads, w, mk, mutable_data_of<T>(out),
+           need_weights ? mutable_data_of<T>(weights) : nullptr);
+    if (need_weights && average) {
+      averaged = Tensor::empty(q.dtype(), {batch, seq, seq});
+      const T* src = data_of<T>(weights);
+      T* dst = mutable_data_of<T>(averaged);
+      const int64_t plane = seq * seq;
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t i = 0; i < plane; ++i) {
+          T sum = 0;
+          for (int64_t h = 0; h < heads; ++h) sum += src[(b * heads + h) * plane + i];
+          dst[b * plane + i] = sum / static_cast<T>(heads);
+        }
+    }
+  });
+  IValue second = need_weights ? IValue(average ? averaged : weights) : IValue();
+  s.assign({IValue(std::move(out)), std::move(second)});
+}
+
+template <class T>
+T gelu(T x) {
+  return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2)));
+}
+
+void k_encoder_layer(Stack& s) {
+  const Tensor& src_arg = s[0].to_tensor();
+  const int64_t e = s[1].to_int(), heads = s[2].to_int();
+  check_mha_inputs(src_arg, src_arg, src_arg, e, heads);
+  const MhaWeights w = mha_weights(s[3], s[4], s[5], s[6], e);
+  const bool use_gelu = s[7].to_bool(), norm_first = s[8].to_bool();
+  const double eps = s[9].to_double();
+  const Tensor ln1w = contiguous(checked(s[10].to_tensor(), {e}, "norm_weight_1")), ln1b = contiguous(checked(s[11].to_tensor(), {e}, "norm_bias_1"));
+  const Tensor ln2w = contiguous(checked(s[12].to_tensor(), {e}, "norm_weight_2")), ln2b = contiguous(checked(s[13].to_tensor(), {e}, "norm_bias_2"));
+  const Tensor& f1 = s[14].to_tensor();
+  if (f1.dim() != 2 || f1.sizes()[1] != e) throw InvalidInput("_transformer_encoder_layer_fwd: ffn_weight_1 must be [dim_feedforward, embed_dim]");
+  const int64_t ff = f1.sizes()[0];
+  const Tensor w1 = contiguous(f1), b1 = contiguous(checked(s[15].to_tensor(), {ff}, "ffn_bias_1"));
+  const Tensor w2 = contiguous(checked(s[16].to_tensor(), {e, ff}, "ffn_weight_2")), b2 = contiguous(checked(s[17].to_tensor(), {e}, "ffn_bias_2"));
+  const Tensor mask = optional_tensor(s[18]);
+  const Tensor src = contiguous(src_arg);
+  const int64_t batch = src.sizes()[0], seq = src.sizes()[1], rows = batch * seq;
+  Tensor out = Tensor::empty(src.dtype(), src.sizes());
+  dispatch_floating(src.dtype(), "_transformer_encoder_layer_fwd", [&](auto tag) {
+    using T = decltype(tag);
+    if (rows == 0) return;
+    const Mask mk = make_mask(mask, batch, heads, seq, seq, s[19]);
+    const T* x = data_of<T>(src);
+    T* o = mutable_data_of<T>(out);
+    const size_t n = static_cast<size_t>(rows * e);
+    std::vector<T> normed(norm_first ? n : 0), attn(n), hidden(static_cast<size_t>(rows * ff));
+    const T* attn_in = x;
+    if (norm_first) {
+      layer_norm_rows<T>(x, normed.data(), rows, e, data_of<T>(ln1w), data_of<T>(ln1b), eps);
+      attn_in = normed.data();
+    }
+    mha<T>(attn_in, attn_in, attn_in, batch, seq, e, heads, w, mk, attn.data(), nullptr);
+    for (size_t i = 0; i < n; ++i) attn[i] += x[i];
+    if (!norm_first) layer_norm_rows<T>(attn.data(), attn.data(), rows, e, data_of<T>(ln1w), data_of<T>(ln1b), eps);
+    // attn is now the residual input of the feed-forward block.
+    const T* ffn_in = attn.data();
+    if (norm_first) {
+      layer_norm_rows<T>(attn.data(), normed.data(), rows, e, data_of<T>(ln2w), data_of<T>(ln2b), eps);
+      ffn_in = normed.data();
+    }
+    linear_rows<T>(ffn_in, rows, e, data_of<T>(w1), ff, data_of<T>(b1), hidden.data(), ff);
+    if (use_gelu)
+      for (auto& h : hidden) h = gelu(h);
+    else
+      for (auto& h : hidden) h = std::max(h, T(0));
+    linear_rows<T>(hidden.data(), rows, ff, data_of<T>(w2), e, data_of<T>(b2), o, e);
+    for (size_t i = 0; i < n; ++i) o[i] += attn[i];
+    if (!norm_first) layer_norm_rows<T>(o, o, rows, e, data_of<T>(ln2w), data_of<T>(ln2b), eps);
+  });
+  s.assign(1, IValue(std::move(out)));
+}
+
+// Whether every row of `mask` ([B, T], true = keep) is a run of trues followed by falses: the
+// condition for turning a padded batch into a nested one.
+void k_nested_left_aligned(Stack& s) {
+  const Tensor mask = contiguous(s[1].to_tensor());
+  if (mask.dtype() != DType::Bool || mask.dim() != 2)
+    throw InvalidInput(fmt::format("_nested_tensor_from_mask_left_aligned: expected a 2-D bool mask, got {}", shape_string(mask.sizes())));
+  const bool* m = data_of<bool>(mask);
+  bool aligned = true;
+  for (int64_t b = 0; b < mask.sizes()[0] && aligned; ++b) {
+    bool seen_false = false;
+    for (int64_t t = 0; t < mask.sizes()[1]; ++t) {
+      const bool v = m[b * mask.sizes()[1] + t];
+      if (v && seen_false) aligned = false;
+      if (!v) seen_false = true;
+    }
+  }
+  s.assign(1, IValue(aligned));
+}
+
+// Nested (ragged) tensors have no representation in jitctl. nn.TransformerEncoder's graph
+// holds these calls on its src_key_padding_mask branch: they are registered so such models load
+// and run without a mask, and name the feature if the branch is taken.
+void k_nested_unsupported(Stack&) {
+  throw Unsupported("nested tensors (nn.TransformerEncoder fast path with src_key_padding_mask: aten::_nested_tensor_from_mask, aten::to_padded_tensor)");
+}
+
+}  // namespace
+}  // namespace jitctl::cpu
 
 namespace jitctl {
 
-void register_attention_kernels() {}
+void register_attention_kernels() {
+  register_kernel("aten::_native_multi_head_attention", cpu::k_native_mha);
+  register_kernel("aten::_transformer_encoder_layer_fwd", cpu::k_encoder_layer);
+  register_kernel("aten::_nested_tensor_from_mask_left_aligned", cpu::k_nested_left_aligned);
+  register_kernel("aten::_nested_tensor_from_mask", cpu::k_nested_unsupported);
+  register_kernel("aten::to_padded_tensor", cpu::k_nested_unsupported);
+}
 
 }  // namespace jitctl

@@ -1,8 +1,248 @@
+// Tensor factories (zeros, ones, full, arange, empty, linspace, the *_like and new_* forms) and the
+// conversions and copies: to, type_as, clone, contiguous copies, copy_, fill_, detach, dropout in
+// inference mode.
+#include <cmath>
+
+#include <fmt/format.h>
+
 #include "kernels/cpu/register_cpu.h"
+#include "kernels/cpu/tensor_util.h"
 #include "kernels/registry.h"
 
 namespace jitctl {
+namespace {
 
-void register_factory_kernels() {}
+using namespace cpu;
+using K = IValue::Kind;
+
+const Tensor& targ(const Stack& s, size_t i) { return s[i].to_tensor(); }
+
+// These kernels build CPU tensors; a CUDA target is refused by name rather than silently ignored.
+void check_device(const IValue& device, const char* op) {
+  if (device.is_none()) return;
+  const Device d = device.is(K::String) ? Device::parse(device.to_string()).value_or(Device{}) : device.to_device();
+  if (d.type != Device::Type::CPU)
+    throw Unsupported(fmt::format("{}: tensors on device {} are not supported by the CPU kernels", op, d.str()));
+}
+
+Tensor filled(DType dt, const std::vector<int64_t>& shape, const IValue& value) {
+  for (auto s : shape)
+    if (s < 0) throw InvalidInput(fmt::format("Trying to create tensor with negative dimension {}: {}", s, shape_string(shape)));
+  Tensor out = Tensor::empty(dt, shape);
+  if (!value.is_none()) {
+    const Tensor v = scalar_to_tensor(value, dt);
+    copy_into(v, out);
+  }
+  return out;
+}
+
+// A fill value's dtype when none is given: torch.full infers it from the Scalar. TorchScript
+// never passes a bool Scalar; the operator itself takes one as an int (int64), as here.
+DType default_dtype_for(const IValue& v) {
+  if (v.is(K::Bool) || v.is(K::Int)) return DType::Int64;
+  return DType::Float32;
+}
+
+// args [dtype, layout, device, pin_memory] start at `i`.
+DType factory_dtype(const Stack& s, size_t i, DType dflt, const char* op) {
+  check_device(s[i + 2], op);
+  return optional_scalar_type_arg(s[i]).value_or(dflt);
+}
+
+Tensor arange_impl(const IValue& start, const IValue& end, const IValue& step, const IValue& dtype) {
+  const bool any_float = start.is(K::Double) || end.is(K::Double) || step.is(K::Double);
+  const DType dt = optional_scalar_type_arg(dtype).value_or(any_float ? DType::Float32 : DType::Int64);
+  const double b = scalar_double(start), e = scalar_double(end), st = scalar_double(step);
+  if (st == 0) throw InvalidInput("step must be nonzero");
+  if (!std::isfinite(b) || !std::isfinite(e)) throw InvalidInput(fmt::format("unsupported range: {} -> {}", b, e));
+  if ((st > 0 && b > e) || (st < 0 && b < e)) throw InvalidInput("upper bound and larger bound inconsistent with step sign");
+  int64_t n;
+  if (!any_float && !is_floating(dt)) {
+    const int64_t bi = start.to_int(), ei = end.to_int(), si = step.to_int();
+    n = si > 0 ? (ei - bi + si - 1) / si : (bi - ei - si - 1) / -si;
+  } else {
+    n = static_cast<int64_t>(std::ceil((e - b) / st));
+  }
+  Tensor out = Tensor::empty(dt, {std::max<int64_t>(n, 0)});
+  dispatch_dtype(dt, "arange", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = mutable_data_of<T>(out);
+    if (!any_float) {
+      const int64_t bi = start.to_int(), si = step.to_int();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(bi + i * si);
+    } else {
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(b + static_cast<double>(i) * st);
+    }
+  });
+  return out;
+}
+
+Tensor linspace_impl(const IValue& start, const IValue& end, int64_t steps, const IValue& dtype) {
+  if (steps < 0) throw InvalidInput("number of steps must be non-negative");
+  const DType dt = optional_scalar_type_arg(dtype).value_or(DType::Float32);
+  const double b = scalar_double(start), e = scalar_double(end);
+  Tensor out = Tensor::empty(dt, {steps});
+  dispatch_dtype(dt, "linspace", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = mutable_data_of<T>(out);
+    const double step = steps > 1 ? (e - b) / static_cast<double>(steps - 1) : 0.0;
+    // Symmetric from both ends, as ATen computes it.
+    const int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = static_cast<T>(i < half ? b + step * static_cast<double>(i) : e - step * static_cast<double>(steps - 1 - i));
+  });
+  return out;
+}
+
+// aten::to: self itself when nothing changes and no copy is asked for.
+Tensor to_impl(const Tensor& self, std::optional<DType> dtype, const IValue& device, bool copy) {
+  check_device(device, "to");
+  const DType dt = dtype.value_or(self.dtype());
+  if (dt == self.dtype() && !copy) return self;
+  Tensor out = Tensor::empty(dt, self.sizes());
+  copy_into(self, out);
+  return out;
+}
+
+Tensor clone_impl(const Tensor& self) {
+  Tensor out = Tensor::empty(self.dtype(), self.sizes());
+  copy_strided(self, out);
+  return out;
+}
+
+Tensor copy_inplace(const Tensor& self_in, const Tensor& src) {
+  Tensor self = self_in;
+  const auto shape = broadcast_shapes(self.sizes(), src.sizes());
+  if (shape != self.sizes())
+    throw InvalidInput(fmt::format("output with shape {} doesn't match the broadcast shape {}", shape_string(self.sizes()),
+                                   shape_string(shape)));
+  // A source overlapping the destination (x.copy_(x.t())) is read completely before writing.
+  const Tensor from = src.storage() == self.storage() ? clone_impl(src) : src;
+  copy_into(from, self);
+  return self;
+}
+
+Tensor fill_inplace(const Tensor& self_in, const IValue& value) {
+  Tensor self = self_in;
+  IValue v = value;
+  if (value.is_tensor()) {
+    const Tensor& t = value.to_tensor();
+    if (t.dim() != 0)
+      throw InvalidInput(fmt::format("fill_ only supports 0-dimension value tensor but got tensor with {} dimensions.", t.dim()));
+    Tensor tmp = Tensor::empty(self.dtype(), {});
+    copy_into(t, tmp);
+    copy_into(tmp, self);
+    return self;
+  }
+  const Tensor sv = scalar_to_tensor(v, self.dtype());
+  copy_into(sv, self);
+  return self;
+}
+
+Tensor dropout_impl(const Tensor& input, double p, bool train) {
+  if (p < 0 || p > 1) throw InvalidInput(fmt::format("dropout probability has to be between 0 and 1, but got {}", p));
+  if (train && p > 0)
+    throw Unsupported("dropout in training mode (train=True) is not supported: jitctl runs models for inference");
+  return input;
+}
+
+Tensor detach_impl(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+
+}  // namespace
+
+void register_factory_kernels() {
+  register_kernel("aten::zeros", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 1, DType::Float32, "zeros"), int_list(s[0]), IValue()));
+  });
+  register_kernel("aten::ones", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 1, DType::Float32, "ones"), int_list(s[0]), IValue(int64_t{1})));
+  });
+  register_kernel("aten::full", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 2, default_dtype_for(s[1]), "full"), int_list(s[0]), s[1]));
+  });
+  register_kernel("aten::empty.memory_format", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 1, DType::Float32, "empty"), int_list(s[0]), IValue()));
+  });
+  register_kernel("aten::scalar_tensor", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 1, DType::Float32, "scalar_tensor"), {}, s[0]));
+  });
+  register_kernel("aten::zeros_like", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, filled(factory_dtype(s, 1, x.dtype(), "zeros_like"), x.sizes(), IValue()));
+  });
+  register_kernel("aten::empty_like", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, filled(factory_dtype(s, 1, x.dtype(), "empty_like"), x.sizes(), IValue()));
+  });
+  register_kernel("aten::ones_like", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, filled(factory_dtype(s, 1, x.dtype(), "ones_like"), x.sizes(), IValue(int64_t{1})));
+  });
+  register_kernel("aten::full_like", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, filled(factory_dtype(s, 2, x.dtype(), "full_like"), x.sizes(), s[1]));
+  });
+  register_kernel("aten::new_zeros", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 2, targ(s, 0).dtype(), "new_zeros"), int_list(s[1]), IValue()));
+  });
+  register_kernel("aten::new_empty", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 2, targ(s, 0).dtype(), "new_empty"), int_list(s[1]), IValue()));
+  });
+  register_kernel("aten::new_ones", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 2, targ(s, 0).dtype(), "new_ones"), int_list(s[1]), IValue(int64_t{1})));
+  });
+  register_kernel("aten::new_full", [](Stack& s) {
+    set_output(s, filled(factory_dtype(s, 3, targ(s, 0).dtype(), "new_full"), int_list(s[1]), s[2]));
+  });
+  register_kernel("aten::arange", [](Stack& s) {
+    check_device(s[3], "arange");
+    set_output(s, arange_impl(IValue(int64_t{0}), s[0], IValue(int64_t{1}), s[1]));
+  });
+  register_kernel("aten::arange.start", [](Stack& s) {
+    check_device(s[4], "arange");
+    set_output(s, arange_impl(s[0], s[1], IValue(int64_t{1}), s[2]));
+  });
+  register_kernel("aten::arange.start_step", [](Stack& s) {
+    check_device(s[5], "arange");
+    set_output(s, arange_impl(s[0], s[1], s[2], s[3]));
+  });
+  register_kernel("aten::linspace", [](Stack& s) {
+    check_device(s[5], "linspace");
+    set_output(s, linspace_impl(s[0], s[1], s[2].to_int(), s[3]));
+  });
+
+  // to(dtype/device/other): (self, ..., non_blocking, copy, memory_format)
+  register_kernel("aten::to.dtype", [](Stack& s) {
+    set_output(s, to_impl(targ(s, 0), scalar_type_arg(s[1]), IValue(), s[3].to_bool()));
+  });
+  register_kernel("aten::to.device", [](Stack& s) {
+    set_output(s, to_impl(targ(s, 0), scalar_type_arg(s[2]), s[1], s[4].to_bool()));
+  });
+  register_kernel("aten::to.other", [](Stack& s) {
+    set_output(s, to_impl(targ(s, 0), targ(s, 1).dtype(), IValue(), s[3].to_bool()));
+  });
+  register_kernel("aten::to.dtype_layout", [](Stack& s) {
+    set_output(s, to_impl(targ(s, 0), optional_scalar_type_arg(s[1]), s[3], s[6].to_bool()));
+  });
+  register_kernel("aten::to.prim_Device", [](Stack& s) {
+    set_output(s, to_impl(targ(s, 0), optional_scalar_type_arg(s[2]), s[1], s[4].to_bool()));
+  });
+  register_kernel("aten::to.prim_dtype", [](Stack& s) {
+    set_output(s, to_impl(targ(s, 0), optional_scalar_type_arg(s[1]), IValue(), s[3].to_bool()));
+  });
+  register_kernel("aten::to.prim_other", [](Stack& s) { set_output(s, to_impl(targ(s, 0), std::nullopt, IValue(), s[2].to_bool())); });
+  register_kernel("aten::type_as", [](Stack& s) { set_output(s, to_impl(targ(s, 0), targ(s, 1).dtype(), IValue(), false)); });
+
+  register_kernel("aten::clone", [](Stack& s) { set_output(s, clone_impl(targ(s, 0))); });
+  for (const char* name : {"aten::detach", "aten::alias", "aten::lift"})
+    register_kernel(name, [](Stack& s) { set_output(s, detach_impl(targ(s, 0))); });
+  register_kernel("aten::copy_", [](Stack& s) { set_output(s, copy_inplace(targ(s, 0), targ(s, 1))); });
+  register_kernel("aten::copy_.Tensor", [](Stack& s) { set_output(s, copy_inplace(targ(s, 0), targ(s, 1))); });
+  for (const char* name : {"aten::copy_.int", "aten::copy_.float", "aten::fill_.Scalar", "aten::fill_.Tensor"})
+    register_kernel(name, [](Stack& s) { set_output(s, fill_inplace(targ(s, 0), s[1])); });
+  register_kernel("aten::zero_", [](Stack& s) { set_output(s, fill_inplace(targ(s, 0), IValue(int64_t{0}))); });
+  for (const char* name : {"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::alpha_dropout", "aten::feature_alpha_dropout"})
+    register_kernel(name, [](Stack& s) { set_output(s, dropout_impl(targ(s, 0), s[1].to_double(), s[2].to_bool())); });
+}
 
 }  // namespace jitctl

@@ -1,8 +1,235 @@
+// batch_norm, layer_norm, group_norm, instance_norm. Every one reduces to: statistics per group
+// of elements (or the running ones), then out = x * scale + shift per channel, one pass.
+#include <cmath>
+#include <vector>
+
+#include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/norm.h"
 #include "kernels/cpu/register_cpu.h"
+#include "kernels/parallel.h"
 #include "kernels/registry.h"
+
+namespace jitctl::cpu {
+namespace {
+
+template <class T>
+std::vector<double> as_doubles(const Tensor& t, int64_t n, double dflt) {
+  std::vector<double> v(static_cast<size_t>(n), dflt);
+  if (!t.defined()) return v;
+  const T* p = data_of<T>(t);
+  const int64_t s = t.dim() == 0 ? 0 : t.strides()[0];
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(p[i * s]);
+  return v;
+}
+
+// Mean and biased variance of n contiguous values: two vectorized passes in T (the deviations
+// are small, so float keeps layer_norm within ATen's rounding).
+template <class T>
+std::pair<double, double> moments(const T* x, int64_t n) {
+  if (n == 0) return {0.0, 0.0};
+  T sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i) sum += x[i];
+  const T mean = sum / static_cast<T>(n);
+  T sq = 0;
+#pragma omp simd reduction(+ : sq)
+  for (int64_t i = 0; i < n; ++i) sq += (x[i] - mean) * (x[i] - mean);
+  return {static_cast<double>(mean), static_cast<double>(sq / static_cast<T>(n))};
+}
+
+template <class T>
+void affine(const T* x, T* y, int64_t n, T scale, T shift) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + shift;
+}
+
+void check_param(const Tensor& t, int64_t n, const char* what, const char* op) {
+  if (t.defined() && t.numel() != n)
+    throw InvalidInput(fmt::format("{}: expected {} to have {} elements, but got {}", op, what, n, shape_string(t.sizes())));
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
+                  bool training, double momentum, double eps) {
+  const char* op = "batch_norm";
+  if (input_arg.dim() < 2) throw InvalidInput(fmt::format("{}: expected 2D or more input (got {})", op, shape_string(input_arg.sizes())));
+  const Tensor input = contiguous(input_arg);
+  const int64_t n = input.sizes()[0], c = input.sizes()[1];
+  const int64_t plane = c == 0 || n == 0 ? 0 : input.numel() / (n * c);
+  for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_param(*t, c, "running_mean, running_var, weight and bias", op);
+  const bool use_batch_stats = training || !running_mean.defined() || !running_var.defined();
+  if (use_batch_stats && n * plane <= 1)
+    throw InvalidInput(fmt::format("Expected more than 1 value per channel when training, got input size {}", shape_string(input.sizes())));
+  Tensor out = Tensor::empty(input.dtype(), input.sizes());
+  dispatch_floating(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = data_of<T>(input);
+    T* y = mutable_data_of<T>(out);
+    std::vector<double> mean = as_doubles<T>(running_mean, c, 0.0), var = as_doubles<T>(running_var, c, 1.0);
+    if (use_batch_stats) {
+      parallel_for(0, c, 1, [&](int64_t c0, int64_t c1) {
+        for (int64_t ch = c0; ch < c1; ++ch) {
+          double sum = 0, sq = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            const T* p = x + (i * c + ch) * plane;
+            for (int64_t j = 0; j < plane; ++j) sum += static_cast<double>(p[j]);
+          }
+          const double m = sum / static_cast<double>(n * plane);
+          for (int64_t i = 0; i < n; ++i) {
+            const T* p = x + (i * c + ch) * plane;
+            for (int64_t j = 0; j < plane; ++j) sq += (p[j] - m) * (p[j] - m);
+          }
+          const double v = sq / static_cast<double>(n * plane);
+          if (training && running_mean.defined()) {
+            T* rm = static_cast<T*>(const_cast<Tensor&>(running_mean).mutable_data());
+            rm[ch * running_mean.strides()[0]] = static_cast<T>((1 - momentum) * mean[ch] + momentum * m);
+          }
+          if (training && running_var.defined()) {
+            T* rv = static_cast<T*>(const_cast<Tensor&>(running_var).mutable_data());
+            const double unbiased = v * static_cast<double>(n * plane) / static_cast<double>(n * plane - 1);
+            rv[ch * running_var.strides()[0]] = static_cast<T>((1 - momentum) * var[ch] + momentum * unbiased);
+          }
+          mean[ch] = m;
+          var[ch] = v;
+        }
+      });
+    }
+    const std::vector<double> w = as_doubles<T>(weight, c, 1.0), b = as_doubles<T>(bias, c, 0.0);
+    parallel_for(0, n * c, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane, 1)), [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        const int64_t ch = p % c;
+        const double scale = w[ch] / std::sqrt(var[ch] + eps);
+        affine(x + p * plane, y + p * plane, plane, static_cast<T>(scale), static_cast<T>(b[ch] - mean[ch] * scale));
+      }
+    });
+  });
+  return out;
+}
+
+Tensor layer_norm(const Tensor& input_arg, const std::vector<int64_t>& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size()), d = input_arg.dim();
+  bool ok = nd >= 1 && d >= nd;
+  for (int64_t i = 0; ok && i < nd; ++i) ok = input_arg.sizes()[d - nd + i] == normalized_shape[i];
+  if (!ok)
+    throw InvalidInput(fmt::format("Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}", shape_string(normalized_shape),
+                                   shape_string(normalized_shape).substr(1, shape_string(normalized_shape).size() - 2), shape_string(input_arg.sizes())));
+  int64_t inner = 1;
+  for (auto s : normalized_shape) inner *= s;
+  check_param(weight, inner, "weight", "layer_norm");
+  check_param(bias, inner, "bias", "layer_norm");
+  const Tensor input = contiguous(input_arg);
+  const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
+  Tensor out = Tensor::empty(input.dtype(), input.sizes());
+  dispatch_floating(input.dtype(), "layer_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const Tensor w = weight.defined() ? contiguous(weight) : Tensor(), b = bias.defined() ? contiguous(bias) : Tensor();
+    layer_norm_rows<T>(data_of<T>(input), mutable_data_of<T>(out), rows, inner, w.defined() ? data_of<T>(w) : nullptr,
+                       b.defined() ? data_of<T>(b) : nullptr, eps);
+  });
+  return out;
+}
+
+template <class T>
+void layer_norm_rows(const T* x, T* y, int64_t rows, int64_t inner, const T* w, const T* b, double eps) {
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* xr = x + r * inner;
+      T* yr = y + r * inner;
+      const auto [mean, var] = moments(xr, inner);
+      const T rstd = static_cast<T>(1.0 / std::sqrt(var + eps));
+      const T m = static_cast<T>(mean);
+      if (w && b) {
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) yr[i] = (xr[i] - m) * rstd * w[i] + b[i];
+      } else {
+        for (int64_t i = 0; i < inner; ++i) yr[i] = (xr[i] - m) * rstd * (w ? w[i] : T(1)) + (b ? b[i] : T(0));
+      }
+    }
+  });
+}
+
+template void layer_norm_rows<float>(const float*, float*, int64_t, int64_t, const float*, const float*, double);
+template void layer_norm_rows<double>(const double*, double*, int64_t, int64_t, const double*, const double*, double);
+
+namespace {
+
+// Statistics per (image, group) of `groups` consecutive channels; affine per channel.
+Tensor group_norm(const Tensor& input_arg, int64_t groups, const Tensor& weight, const Tensor& bias, double eps, const char* op) {
+  if (input_arg.dim() < 2) throw InvalidInput(fmt::format("{}: expected at least 2 dims, got {}", op, shape_string(input_arg.sizes())));
+  const Tensor input = contiguous(input_arg);
+  const int64_t n = input.sizes()[0], c = input.sizes()[1];
+  if (groups <= 0 || c % groups != 0)
+    throw InvalidInput(fmt::format("Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={}",
+                                   shape_string(input.sizes()), groups));
+  check_param(weight, c, "weight", op);
+  check_param(bias, c, "bias", op);
+  const int64_t plane = n * c == 0 ? 0 : input.numel() / (n * c);
+  const int64_t cg = c / groups;
+  Tensor out = Tensor::empty(input.dtype(), input.sizes());
+  dispatch_floating(input.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const std::vector<double> w = as_doubles<T>(weight, c, 1.0), b = as_doubles<T>(bias, c, 0.0);
+    const T* x = data_of<T>(input);
+    T* y = mutable_data_of<T>(out);
+    parallel_for(0, n * groups, 1, [&](int64_t g0, int64_t g1) {
+      for (int64_t g = g0; g < g1; ++g) {
+        const int64_t base = g * cg * plane;
+        const auto [mean, var] = moments(x + base, cg * plane);
+        const double rstd = 1.0 / std::sqrt(var + eps);
+        for (int64_t k = 0; k < cg; ++k) {
+          const int64_t ch = (g % groups) * cg + k;
+          const double scale = rstd * w[ch];
+          affine(x + base + k * plane, y + base + k * plane, plane, static_cast<T>(scale), static_cast<T>(b[ch] - mean * scale));
+        }
+      }
+    });
+  });
+  return out;
+}
+
+void k_batch_norm(Stack& s) {
+  Tensor r = batch_norm(s[0].to_tensor(), optional_tensor(s[1]), optional_tensor(s[2]), optional_tensor(s[3]), optional_tensor(s[4]),
+                        s[5].to_bool(), s[6].to_double(), s[7].to_double());
+  s.assign(1, IValue(std::move(r)));
+}
+
+void k_layer_norm(Stack& s) {
+  Tensor r = layer_norm(s[0].to_tensor(), int_list(s[1]), optional_tensor(s[2]), optional_tensor(s[3]), s[4].to_double());
+  s.assign(1, IValue(std::move(r)));
+}
+
+void k_group_norm(Stack& s) {
+  Tensor r = group_norm(s[0].to_tensor(), s[1].to_int(), optional_tensor(s[2]), optional_tensor(s[3]), s[4].to_double(), "group_norm");
+  s.assign(1, IValue(std::move(r)));
+}
+
+// instance_norm with input statistics is group_norm with one channel per group; without, it is
+// batch_norm in evaluation mode.
+void k_instance_norm(Stack& s) {
+  const Tensor& x = s[0].to_tensor();
+  const bool use_input_stats = s[5].to_bool();
+  Tensor r;
+  if (use_input_stats) {
+    if (!s[3].is_none() || !s[4].is_none())
+      throw Unsupported("instance_norm: updating running statistics (track_running_stats=True in training mode)");
+    r = group_norm(x, x.dim() >= 2 ? x.sizes()[1] : 1, optional_tensor(s[1]), optional_tensor(s[2]), s[7].to_double(), "instance_norm");
+  } else {
+    r = batch_norm(x, optional_tensor(s[1]), optional_tensor(s[2]), optional_tensor(s[3]), optional_tensor(s[4]), false, 0.0, s[7].to_double());
+  }
+  s.assign(1, IValue(std::move(r)));
+}
+
+}  // namespace
+}  // namespace jitctl::cpu
 
 namespace jitctl {
 
-void register_norm_kernels() {}
+void register_norm_kernels() {
+  register_kernel("aten::batch_norm", cpu::k_batch_norm);
+  register_kernel("aten::layer_norm", cpu::k_layer_norm);
+  register_kernel("aten::group_norm", cpu::k_group_norm);
+  register_kernel("aten::instance_norm", cpu::k_instance_norm);
+}
 
 }  // namespace jitctl

@@ -1,8 +1,475 @@
+// Pooling and upsampling over NCHW planes (1-D ops as height-1 planes), one plane per task.
+// Window arithmetic, NaN propagation and index conventions follow ATen's CPU kernels.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/register_cpu.h"
+#include "kernels/parallel.h"
 #include "kernels/registry.h"
+
+namespace jitctl::cpu {
+namespace {
+
+// An input viewed as [planes, h, w] (contiguous), with the output's leading sizes.
+struct Planes {
+  Tensor t;
+  int64_t planes, h, w;
+  std::vector<int64_t> lead;  // sizes before the spatial dims
+};
+
+Planes as_planes(const Tensor& input, int64_t spatial, const char* op) {
+  const int64_t d = input.dim();
+  if (d != spatial + 1 && d != spatial + 2)
+    throw InvalidInput(fmt::format("{}: Expected {}D or {}D input tensor, but got {}", op, spatial + 1, spatial + 2, shape_string(input.sizes())));
+  for (int64_t i = 1; i < d; ++i)
+    if (input.sizes()[i] == 0)
+      throw InvalidInput(fmt::format("{}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {} being empty",
+                                     op, shape_string(input.sizes()), i));
+  Planes p;
+  p.t = contiguous(input);
+  p.lead.assign(input.sizes().begin(), input.sizes().end() - spatial);
+  p.h = spatial == 2 ? input.sizes()[d - 2] : 1;
+  p.w = input.sizes()[d - 1];
+  p.planes = 1;
+  for (auto x : p.lead) p.planes *= x;
+  return p;
+}
+
+std::vector<int64_t> out_shape(const Planes& p, int64_t spatial, int64_t oh, int64_t ow) {
+  std::vector<int64_t> s = p.lead;
+  if (spatial == 2) s.push_back(oh);
+  s.push_back(ow);
+  return s;
+}
+
+template <class F>
+void over_planes(int64_t planes, int64_t plane_work, const F& f) {
+  parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane_work, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i);
+  });
+}
+
+int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t num = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
+  // The last window must start inside the input or its left padding.
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+struct PoolArgs {
+  std::vector<int64_t> k, s, p, d;
+  bool ceil_mode = false;
+};
+
+// kernel_size, stride (empty = kernel_size), padding, dilation for `spatial` dims; checks as ATen.
+PoolArgs pool_args(const Stack& st, int64_t spatial, bool has_dilation, const char* op) {
+  PoolArgs a;
+  const size_t n = static_cast<size_t>(spatial);
+  auto fix = [&](std::vector<int64_t> v, const char* what, std::vector<int64_t> dflt) {
+    if (v.empty()) return dflt;
+    if (v.size() == 1) v.assign(n, v[0]);
+    if (v.size() != n) throw InvalidInput(fmt::format("{}: {} must either be a single int, or a tuple of {} ints", op, what, n));
+    return v;
+  };
+  a.k = fix(int_list(st[1]), "kernel_size", {});
+  if (a.k.empty()) throw InvalidInput(fmt::format("{}: kernel_size must either be a single int, or a tuple of {} ints", op, n));
+  a.s = fix(int_list(st[2]), "stride", a.k);
+  a.p = fix(int_list(st[3]), "padding", std::vector<int64_t>(n, 0));
+  a.d = has_dilation ? fix(int_list(st[4]), "dilation", std::vector<int64_t>(n, 1)) : std::vector<int64_t>(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    if (a.k[i] <= 0) throw InvalidInput(fmt::format("{}: kernel_size must be greater than zero", op));
+    if (a.s[i] <= 0) throw InvalidInput(fmt::format("{}: stride must be greater than zero", op));
+    if (a.d[i] <= 0) throw InvalidInput(fmt::format("{}: dilation must be greater than zero", op));
+    if (a.p[i] < 0 || a.p[i] > a.k[i] / 2)
+      throw InvalidInput(fmt::format("pad should be at most half of kernel size, but got pad={} and kernel_size={}", a.p[i], a.k[i]));
+  }
+  if (spatial == 1) {  // as height-1 planes
+    a.k.insert(a.k.begin(), 1);
+    a.s.insert(a.s.begin(), 1);
+    a.p.insert(a.p.begin(), 0);
+    a.d.insert(a.d.begin(), 1);
+  }
+  return a;
+}
+
+void check_output_size(const Planes& pl, int64_t oh, int64_t ow) {
+  if (oh < 1 || ow < 1)
+    throw InvalidInput(fmt::format("Given input size: ({}x{}x{}). Calculated output size: ({}x{}x{}). Output size is too small",
+                                   pl.lead.empty() ? 1 : pl.lead.back(), pl.h, pl.w, pl.lead.empty() ? 1 : pl.lead.back(), oh, ow));
+}
+
+// max with NaN winning, as ATen's pooling compares (val > max || isnan(val)).
+template <class T>
+T nan_max(T m, T v) {
+  return (v > m || v != v) ? v : m;
+}
+
+// Values-only max pooling without dilation, separably: the max over the window's rows into one
+// row (vectorized across the width), then over the window's columns.
+template <class T>
+void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64_t ow, const PoolArgs& a) {
+  over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
+    static thread_local std::vector<T> rowmax;
+    rowmax.resize(static_cast<size_t>(pl.w));
+    const T* src = in + plane * pl.h * pl.w;
+    T* dst = out + plane * oh * ow;
+    for (int64_t y = 0; y < oh; ++y) {
+      const int64_t y0 = std::max<int64_t>(y * a.s[0] - a.p[0], 0), y1 = std::min(y * a.s[0] - a.p[0] + a.k[0], pl.h);
+      T* rm = rowmax.data();
+      std::copy(src + y0 * pl.w, src + (y0 + 1) * pl.w, rm);
+      for (int64_t iy = y0 + 1; iy < y1; ++iy) {
+        const T* r = src + iy * pl.w;
+#pragma omp simd
+        for (int64_t x = 0; x < pl.w; ++x) rm[x] = nan_max(rm[x], r[x]);
+      }
+      for (int64_t x = 0; x < ow; ++x) {
+        const int64_t x0 = std::max<int64_t>(x * a.s[1] - a.p[1], 0), x1 = std::min(x * a.s[1] - a.p[1] + a.k[1], pl.w);
+        T m = -std::numeric_limits<T>::infinity();
+        for (int64_t ixx = x0; ixx < x1; ++ixx) m = nan_max(m, rm[ixx]);
+        dst[y * ow + x] = m;
+      }
+    }
+  });
+}
+
+// max_pool1d/2d(_with_indices): (values, indices into each input plane).
+std::pair<Tensor, Tensor> max_pool(const Stack& st, int64_t spatial, bool want_indices, const char* op) {
+  const PoolArgs a = pool_args(st, spatial, true, op);
+  const bool ceil_mode = st[5].to_bool();
+  const Planes pl = as_planes(st[0].to_tensor(), spatial, op);
+  const int64_t oh = pooled_size(pl.h, a.k[0], a.p[0], a.s[0], a.d[0], ceil_mode);
+  const int64_t ow = pooled_size(pl.w, a.k[1], a.p[1], a.s[1], a.d[1], ceil_mode);
+  check_output_size(pl, oh, ow);
+  const auto shape = out_shape(pl, spatial, oh, ow);
+  Tensor out = Tensor::empty(pl.t.dtype(), shape);
+  Tensor idx = want_indices ? Tensor::empty(DType::Int64, shape) : Tensor();
+  dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data_of<T>(pl.t);
+    T* o = mutable_data_of<T>(out);
+    int64_t* ix = want_indices ? mutable_data_of<int64_t>(idx) : nullptr;
+    if (!want_indices && a.d[0] == 1 && a.d[1] == 1) {
+      max_pool_separable(in, o, pl, oh, ow, a);
+      return;
+    }
+    over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
+      const T* src = in + plane * pl.h * pl.w;
+      for (int64_t y = 0; y < oh; ++y) {
+        int64_t y0 = y * a.s[0] - a.p[0];
+        const int64_t y1 = std::min(y0 + (a.k[0] - 1) * a.d[0] + 1, pl.h);
+        while (y0 < 0) y0 += a.d[0];
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t x0 = x * a.s[1] - a.p[1];
+          const int64_t x1 = std::min(x0 + (a.k[1] - 1) * a.d[1] + 1, pl.w);
+          while (x0 < 0) x0 += a.d[1];
+          T best = -std::numeric_limits<T>::infinity();
+          int64_t best_i = y0 * pl.w + x0;
+          for (int64_t iy = y0; iy < y1; iy += a.d[0])
+            for (int64_t ixx = x0; ixx < x1; ixx += a.d[1]) {
+              const T v = src[iy * pl.w + ixx];
+              if (v > best || std::isnan(v)) {
+                best = v;
+                best_i = iy * pl.w + ixx;
+              }
+            }
+          const int64_t oi = plane * oh * ow + y * ow + x;
+          o[oi] = best;
+          if (ix) ix[oi] = best_i;
+        }
+      }
+    });
+  });
+  return {out, idx};
+}
+
+Tensor avg_pool2d(const Stack& st) {
+  const char* op = "avg_pool2d";
+  const PoolArgs a = pool_args(st, 2, false, op);
+  const bool ceil_mode = st[4].to_bool(), count_include_pad = st[5].to_bool();
+  const int64_t divisor = st[6].is_none() ? 0 : st[6].to_int();
+  if (!st[6].is_none() && divisor == 0) throw InvalidInput("divisor must be not zero");
+  const Planes pl = as_planes(st[0].to_tensor(), 2, op);
+  const int64_t oh = pooled_size(pl.h, a.k[0], a.p[0], a.s[0], 1, ceil_mode);
+  const int64_t ow = pooled_size(pl.w, a.k[1], a.p[1], a.s[1], 1, ceil_mode);
+  check_output_size(pl, oh, ow);
+  Tensor out = Tensor::empty(pl.t.dtype(), out_shape(pl, 2, oh, ow));
+  dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data_of<T>(pl.t);
+    T* o = mutable_data_of<T>(out);
+    over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
+      const T* src = in + plane * pl.h * pl.w;
+      for (int64_t y = 0; y < oh; ++y) {
+        int64_t y0 = y * a.s[0] - a.p[0];
+        int64_t y1 = std::min(y0 + a.k[0], pl.h + a.p[0]);
+        const int64_t pool_h = y1 - y0;
+        y0 = std::max<int64_t>(y0, 0);
+        y1 = std::min(y1, pl.h);
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t x0 = x * a.s[1] - a.p[1];
+          int64_t x1 = std::min(x0 + a.k[1], pl.w + a.p[1]);
+          const int64_t pool_size = pool_h * (x1 - x0);
+          x0 = std::max<int64_t>(x0, 0);
+          x1 = std::min(x1, pl.w);
+          T sum = 0;
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ixx = x0; ixx < x1; ++ixx) sum += src[iy * pl.w + ixx];
+          const int64_t div = divisor ? divisor : count_include_pad ? pool_size : (y1 - y0) * (x1 - x0);
+          o[plane * oh * ow + y * ow + x] = div == 0 ? T(0) : sum / T(div);
+        }
+      }
+    });
+  });
+  return out;
+}
+
+int64_t adaptive_start(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
+int64_t adaptive_end(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
+
+std::vector<int64_t> adaptive_size(const IValue& v, int64_t spatial, const char* op) {
+  std::vector<int64_t> s = int_list(v);
+  if (s.size() == 1 && spatial == 2) s.assign(2, s[0]);
+  if (static_cast<int64_t>(s.size()) != spatial) throw InvalidInput(fmt::format("{}: output_size must be {}", op, spatial));
+  for (auto x : s)
+    if (x < 0) throw InvalidInput(fmt::format("{}: elements of output_size must be greater than or equal to 0 but received {}", op, x));
+  if (spatial == 1) s.insert(s.begin(), 1);
+  return s;
+}
+
+std::pair<Tensor, Tensor> adaptive_pool(const Stack& st, int64_t spatial, bool is_max, const char* op) {
+  const Planes pl = as_planes(st[0].to_tensor(), spatial, op);
+  const auto os = adaptive_size(st[1], spatial, op);
+  const int64_t oh = os[0], ow = os[1];
+  const auto shape = out_shape(pl, spatial, oh, ow);
+  Tensor out = Tensor::empty(pl.t.dtype(), shape);
+  Tensor idx = is_max ? Tensor::empty(DType::Int64, shape) : Tensor();
+  dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data_of<T>(pl.t);
+    T* o = mutable_data_of<T>(out);
+    int64_t* ix = is_max ? mutable_data_of<int64_t>(idx) : nullptr;
+    over_planes(pl.planes, pl.h * pl.w, [&](int64_t plane) {
+      const T* src = in + plane * pl.h * pl.w;
+      for (int64_t y = 0; y < oh; ++y) {
+        const int64_t y0 = adaptive_start(y, oh, pl.h), y1 = adaptive_end(y, oh, pl.h);
+        for (int64_t x = 0; x < ow; ++x) {
+          const int64_t x0 = adaptive_start(x, ow, pl.w), x1 = adaptive_end(x, ow, pl.w);
+          const int64_t oi = plane * oh * ow + y * ow + x;
+          if (is_max) {
+            T best = -std::numeric_limits<T>::infinity();
+            int64_t best_i = y0 * pl.w + x0;
+            for (int64_t iy = y0; iy < y1; ++iy)
+              for (int64_t ixx = x0; ixx < x1; ++ixx) {
+                const T v = src[iy * pl.w + ixx];
+                if (v > best || std::isnan(v)) {
+                  best = v;
+                  best_i = iy * pl.w + ixx;
+                }
+              }
+            o[oi] = best;
+            ix[oi] = best_i;
+          } else if (oh == 1 && ow == 1) {  // global average pooling: one vectorized sum
+            T sum = 0;
+            const int64_t n = pl.h * pl.w;
+#pragma omp simd reduction(+ : sum)
+            for (int64_t i = 0; i < n; ++i) sum += src[i];
+            o[oi] = sum / T(n);
+          } else {
+            T sum = 0;
+            for (int64_t iy = y0; iy < y1; ++iy)
+              for (int64_t ixx = x0; ixx < x1; ++ixx) sum += src[iy * pl.w + ixx];
+            o[oi] = sum / T((y1 - y0) * (x1 - x0));
+          }
+        }
+      }
+    });
+  });
+  return {out, idx};
+}
+
+// upsample_*2d.vec: the output size from output_size or from scale_factors (floor(in * s)); the
+// scales the index arithmetic uses (0 = derive from the sizes).
+struct UpsampleArgs {
+  int64_t oh, ow;
+  double scale_h = 0, scale_w = 0;
+};
+
+UpsampleArgs upsample_args(const Planes& pl, const IValue& size, const IValue& scales, const char* op) {
+  UpsampleArgs u{};
+  const auto os = optional_int_list(size);
+  const auto sf = optional_double_list(scales);
+  if (os && sf) throw InvalidInput("Must specify exactly one of output_size and scale_factors");
+  if (os) {
+    if (os->size() != 2) throw InvalidInput(fmt::format("{}: output_size must have 2 elements", op));
+    u.oh = (*os)[0];
+    u.ow = (*os)[1];
+  } else if (sf) {
+    if (sf->size() != 2) throw InvalidInput(fmt::format("{}: scale_factors must have 2 elements", op));
+    u.oh = static_cast<int64_t>(std::floor(static_cast<double>(pl.h) * (*sf)[0]));
+    u.ow = static_cast<int64_t>(std::floor(static_cast<double>(pl.w) * (*sf)[1]));
+    u.scale_h = (*sf)[0];
+    u.scale_w = (*sf)[1];
+  } else {
+    throw InvalidInput("Must specify exactly one of output_size and scale_factors");
+  }
+  if (u.oh <= 0 || u.ow <= 0)
+    throw InvalidInput(fmt::format("Input and output sizes should be greater than 0, but got input (H: {}, W: {}) output (H: {}, W: {})", pl.h,
+                                   pl.w, u.oh, u.ow));
+  return u;
+}
+
+// ATen's area_pixel_compute_scale: the source step per output pixel.
+template <class T>
+T pixel_scale(int64_t in, int64_t out, bool align_corners, double scale) {
+  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  return scale > 0 ? static_cast<T>(1.0 / scale) : static_cast<T>(in) / static_cast<T>(out);
+}
+
+int64_t nearest_index(int64_t o, int64_t in, int64_t out, double scale) {
+  if (out == in) return o;
+  if (out == 2 * in) return o >> 1;
+  const float s = pixel_scale<float>(in, out, false, scale);
+  return std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
+}
+
+Tensor upsample_nearest2d(const Stack& st) {
+  const char* op = "upsample_nearest2d";
+  const Tensor& input = st[0].to_tensor();
+  if (input.dim() != 4) throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
+  const Planes pl = as_planes(input, 2, op);
+  const UpsampleArgs u = upsample_args(pl, st[1], st[2], op);
+  Tensor out = Tensor::empty(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
+  std::vector<int64_t> xs(static_cast<size_t>(u.ow));
+  for (int64_t x = 0; x < u.ow; ++x) xs[x] = nearest_index(x, pl.w, u.ow, u.scale_w);
+  dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = data_of<T>(pl.t);
+    T* o = mutable_data_of<T>(out);
+    over_planes(pl.planes, u.oh * u.ow, [&](int64_t plane) {
+      for (int64_t y = 0; y < u.oh; ++y) {
+        const T* srow = in + plane * pl.h * pl.w + nearest_index(y, pl.h, u.oh, u.scale_h) * pl.w;
+        T* drow = o + plane * u.oh * u.ow + y * u.ow;
+        for (int64_t x = 0; x < u.ow; ++x) drow[x] = srow[xs[x]];
+      }
+    });
+  });
+  return out;
+}
+
+// Source index and weights of linear interpolation along one axis (ATen's
+// area_pixel_compute_source_index).
+template <class T>
+struct Lerp {
+  int64_t i0, i1;
+  T w0, w1;
+};
+
+template <class T>
+std::vector<Lerp<T>> lerp_table(int64_t in, int64_t out, bool align_corners, double scale) {
+  const T s = pixel_scale<T>(in, out, align_corners, scale);
+  std::vector<Lerp<T>> t(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    T src = align_corners ? s * static_cast<T>(o) : std::max(s * (static_cast<T>(o) + T(0.5)) - T(0.5), T(0));
+    const int64_t i0 = std::min(static_cast<int64_t>(src), in - 1);
+    const int64_t i1 = i0 + (i0 < in - 1 ? 1 : 0);
+    const T l1 = std::min(std::max(src - static_cast<T>(i0), T(0)), T(1));
+    t[o] = {i0, i1, T(1) - l1, l1};
+  }
+  return t;
+}
+
+Tensor upsample_bilinear2d(const Stack& st) {
+  const char* op = "upsample_bilinear2d";
+  const Tensor& input = st[0].to_tensor();
+  if (input.dim() != 4) throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
+  const bool align_corners = st[2].to_bool();
+  const Planes pl = as_planes(input, 2, op);
+  const UpsampleArgs u = upsample_args(pl, st[1], st[3], op);
+  Tensor out = Tensor::empty(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
+  dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
+    using T = decltype(tag);
+    const auto ty = lerp_table<T>(pl.h, u.oh, align_corners, u.scale_h);
+    const auto tx = lerp_table<T>(pl.w, u.ow, align_corners, u.scale_w);
+    const T* in = data_of<T>(pl.t);
+    T* o = mutable_data_of<T>(out);
+    over_planes(pl.planes, u.oh * u.ow * 4, [&](int64_t plane) {
+      const T* src = in + plane * pl.h * pl.w;
+      for (int64_t y = 0; y < u.oh; ++y) {
+        const Lerp<T>& ly = ty[y];
+        const T* r0 = src + ly.i0 * pl.w;
+        const T* r1 = src + ly.i1 * pl.w;
+        T* drow = o + plane * u.oh * u.ow + y * u.ow;
+        for (int64_t x = 0; x < u.ow; ++x) {
+          const Lerp<T>& lx = tx[x];
+          drow[x] = ly.w0 * (lx.w0 * r0[lx.i0] + lx.w1 * r0[lx.i1]) + ly.w1 * (lx.w0 * r1[lx.i0] + lx.w1 * r1[lx.i1]);
+        }
+      }
+    });
+  });
+  return out;
+}
+
+void k_max_pool2d(Stack& s) {
+  Tensor r = max_pool(s, 2, false, "max_pool2d").first;
+  s.assign(1, IValue(std::move(r)));
+}
+void k_max_pool1d(Stack& s) {
+  Tensor r = max_pool(s, 1, false, "max_pool1d").first;
+  s.assign(1, IValue(std::move(r)));
+}
+void k_max_pool2d_with_indices(Stack& s) {
+  auto [v, i] = max_pool(s, 2, true, "max_pool2d_with_indices");
+  s.assign({IValue(std::move(v)), IValue(std::move(i))});
+}
+void k_avg_pool2d(Stack& s) {
+  Tensor r = avg_pool2d(s);
+  s.assign(1, IValue(std::move(r)));
+}
+void k_adaptive_avg_pool2d(Stack& s) {
+  Tensor r = adaptive_pool(s, 2, false, "adaptive_avg_pool2d").first;
+  s.assign(1, IValue(std::move(r)));
+}
+void k_adaptive_avg_pool1d(Stack& s) {
+  Tensor r = adaptive_pool(s, 1, false, "adaptive_avg_pool1d").first;
+  s.assign(1, IValue(std::move(r)));
+}
+void k_adaptive_max_pool2d(Stack& s) {
+  auto [v, i] = adaptive_pool(s, 2, true, "adaptive_max_pool2d");
+  s.assign({IValue(std::move(v)), IValue(std::move(i))});
+}
+void k_adaptive_max_pool1d(Stack& s) {
+  auto [v, i] = adaptive_pool(s, 1, true, "adaptive_max_pool1d");
+  s.assign({IValue(std::move(v)), IValue(std::move(i))});
+}
+void k_upsample_nearest2d(Stack& s) {
+  Tensor r = upsample_nearest2d(s);
+  s.assign(1, IValue(std::move(r)));
+}
+void k_upsample_bilinear2d(Stack& s) {
+  Tensor r = upsample_bilinear2d(s);
+  s.assign(1, IValue(std::move(r)));
+}
+
+}  // namespace
+}  // namespace jitctl::cpu
 
 namespace jitctl {
 
-void register_pooling_kernels() {}
+void register_pooling_kernels() {
+  register_kernel("aten::max_pool1d", cpu::k_max_pool1d);
+  register_kernel("aten::max_pool2d", cpu::k_max_pool2d);
+  register_kernel("aten::max_pool2d_with_indices", cpu::k_max_pool2d_with_indices);
+  register_kernel("aten::avg_pool2d", cpu::k_avg_pool2d);
+  register_kernel("aten::adaptive_avg_pool1d", cpu::k_adaptive_avg_pool1d);
+  register_kernel("aten::adaptive_avg_pool2d", cpu::k_adaptive_avg_pool2d);
+  register_kernel("aten::adaptive_max_pool1d", cpu::k_adaptive_max_pool1d);
+  register_kernel("aten::adaptive_max_pool2d", cpu::k_adaptive_max_pool2d);
+  register_kernel("aten::upsample_nearest2d.vec", cpu::k_upsample_nearest2d);
+  register_kernel("aten::upsample_bilinear2d.vec", cpu::k_upsample_bilinear2d);
+}
 
 }  // namespace jitctl

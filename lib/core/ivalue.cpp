@@ -22,6 +22,7 @@ const char* kind_name(IValue::Kind k) {
     case IValue::Kind::Object: return "object";
     case IValue::Kind::Device: return "Device";
     case IValue::Kind::Global: return "global";
+    case IValue::Kind::Future: return "Future";
   }
   return "?";
 }
@@ -57,6 +58,9 @@ Device IValue::to_device() const { JITCTL_GET(Device, Device, "Device") }
 const GlobalRef& IValue::to_global() const {
   if (auto* p = std::get_if<std::shared_ptr<const GlobalRef>>(&v_)) return **p;
   mismatch("global", kind());
+}
+const std::shared_ptr<FutureData>& IValue::to_future() const {
+  JITCTL_GET(Future, std::shared_ptr<FutureData>, "Future")
 }
 #undef JITCTL_GET
 

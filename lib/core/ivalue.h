@@ -19,6 +19,8 @@ struct TupleData;
 struct ListData;
 struct DictData;
 struct ObjectData;
+struct FutureData;  // lib/runtime/future.h: the result of prim::fork
+class ClassType;    // lib/core/types.h
 
 // A class or function named by a pickle's GLOBAL opcode, e.g. "torch._utils._rebuild_tensor_v2".
 // Only the unpickler creates these, and only for names on its allow-list.
@@ -29,7 +31,7 @@ struct GlobalRef {
 class IValue {
  public:
   enum class Kind : uint8_t {
-    None, Bool, Int, Double, Complex, String, Tensor, Storage, Tuple, List, Dict, Object, Device, Global
+    None, Bool, Int, Double, Complex, String, Tensor, Storage, Tuple, List, Dict, Object, Device, Global, Future
   };
 
   IValue() = default;
@@ -48,6 +50,7 @@ class IValue {
   IValue(std::shared_ptr<ObjectData> v) : v_(std::move(v)) {}
   IValue(Device v) : v_(v) {}
   IValue(std::shared_ptr<const GlobalRef> v) : v_(std::move(v)) {}
+  IValue(std::shared_ptr<FutureData> v) : v_(std::move(v)) {}
 
   Kind kind() const { return static_cast<Kind>(v_.index()); }
   bool is(Kind k) const { return kind() == k; }
@@ -69,6 +72,7 @@ class IValue {
   const std::shared_ptr<ObjectData>& to_object() const;
   Device to_device() const;
   const GlobalRef& to_global() const;
+  const std::shared_ptr<FutureData>& to_future() const;
 
   // Same object (for heap values) or equal value (for scalars); what Python's `is` means.
   bool identical(const IValue& o) const;
@@ -76,7 +80,8 @@ class IValue {
  private:
   std::variant<std::monostate, bool, int64_t, double, std::complex<double>, std::shared_ptr<const std::string>,
                Tensor, std::shared_ptr<Storage>, std::shared_ptr<TupleData>, std::shared_ptr<ListData>,
-               std::shared_ptr<DictData>, std::shared_ptr<ObjectData>, Device, std::shared_ptr<const GlobalRef>>
+               std::shared_ptr<DictData>, std::shared_ptr<ObjectData>, Device, std::shared_ptr<const GlobalRef>,
+               std::shared_ptr<FutureData>>
       v_;
 };
 
@@ -110,6 +115,9 @@ struct ObjectData {
   // The argument of BUILD when it was not an attribute dict: the state for the class's
   // __setstate__ (set only for classes that define __getstate__/__setstate__).
   std::shared_ptr<IValue> setstate_arg;
+  // Its class, once the runtime has resolved type_name (attrs are then in the class's slot order,
+  // so that prim::GetAttr is an index).
+  std::shared_ptr<ClassType> cls;
 
   const IValue* attr(const std::string& name) const;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "lib/ir/constants.h"
 #include "passes/cleanup.h"
 #include "passes/convert_to_ssa.h"
+#include "passes/immutable_ops.h"
 
 namespace jitctl {
 namespace {
@@ -38,6 +40,8 @@ struct Sugared {
     Class,       // a class or NamedTuple named by its qualified name (name)
     ClassNew,    // Class.__new__ (name: the class)
     Closure,     // a nested `def` (value: the prim::Closure output)
+    Print,       // print(...): prim::Print
+    None,        // what print() returns: usable only as a discarded statement value
   } kind = Kind::Simple;
   Value* value = nullptr;
   std::string name;
@@ -139,10 +143,24 @@ class Emitter {
     if (name == "__torch__") return {Sugared::Kind::Namespace, nullptr, "__torch__"};
     if (name == "CONSTANTS") return {Sugared::Kind::Constants, nullptr, ""};
     if (name == "annotate" || name == "unchecked_cast" || name == "uninitialized" || name == "fork" ||
-        name == "getattr" || name == "range")
+        name == "getattr" || name == "range" || name == "isinstance" || name == "hasattr")
       return {Sugared::Kind::SpecialForm, nullptr, name};
     if (name == "int" || name == "float" || name == "bool" || name == "str") return {Sugared::Kind::Cast, nullptr, name};
-    if (name == "len") return {Sugared::Kind::Builtin, nullptr, "aten::len"};
+    if (name == "print") return {Sugared::Kind::Print, nullptr, name};
+    // PyTorch's globals table: builtins callable by their Python name.
+    static const std::map<std::string, std::string> builtins = {
+        {"len", "aten::len"},     {"hex", "aten::hex"},       {"oct", "aten::oct"},     {"round", "aten::round"},
+        {"hash", "aten::hash"},   {"id", "prim::id"},         {"min", "prim::min"},     {"max", "prim::max"},
+        {"abs", "prim::abs"},     {"all", "aten::all"},       {"any", "aten::any"},     {"divmod", "aten::divmod"},
+        {"sum", "aten::sum"},     {"ord", "aten::ord"},       {"chr", "aten::chr"},     {"bin", "aten::bin"},
+        {"pow", "aten::pow"},     {"complex", "aten::complex"}, {"rangelist", "prim::rangelist"},
+        {"sorted", "aten::sorted"}};
+    if (auto it = builtins.find(name); it != builtins.end()) return {Sugared::Kind::Builtin, nullptr, it->second};
+    // The archive resolver's floats: inserted where they are used, not materialized at the top.
+    if (name == "inf" || name == "nan") {
+      const double d = name == "inf" ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+      return simple(graph_->insert_constant(IValue(d), loc(r)));
+    }
     unsupported(r, fmt::format("the name '{}'", name));
   }
 
@@ -199,6 +217,13 @@ class Emitter {
         // PyTorch's parser folds `-<number>` into one constant with the number's range.
         if (e.op == Op::Neg && x.kind == ExprKind::Int) return simple(emit_int(x.int_value, true, x.range));
         if (e.op == Op::Neg && x.kind == ExprKind::Float) return simple(emit_float(-x.float_value, x.range));
+        if (e.op == Op::Neg) return simple(emit_unary(e, "aten::neg"));
+        if (e.op == Op::Invert) return simple(emit_unary(e, "aten::bitwise_not"));
+        if (e.op == Op::Not) {
+          Value* v = emit_to_bool(emit_expr(x), x.range);
+          return simple(emit_builtin_call(*graph_, loc(e.range), "aten::__not__", {NamedValue{"", v, {}}}, {}, std::nullopt,
+                                          where(e.range)));
+        }
         unsupported(e.range, fmt::format("the unary operator '{}'", op_spelling(e.op)));
       }
       case ExprKind::Tuple: {
@@ -213,9 +238,28 @@ class Emitter {
         Sugared obj = emit_sugared(*e.children[0]);
         return attr(obj, e.text, e.range);
       }
-      case ExprKind::Call: return emit_call(e);
+      case ExprKind::Call: return emit_call(e, hint);
       default: unsupported(e.range, fmt::format("this expression ({})", dump(e).substr(0, 40)));
     }
+  }
+
+  // `-x` and `~x` (PyTorch's emitUnaryOp): the builtin, then, when every input is a constant, its
+  // result as a new constant with the expression's range (the op node is left for DCE).
+  Value* emit_unary(const Expr& e, const std::string& op) {
+    const Expr& x = *e.children[0];
+    Value* v = emit_expr(x);
+    if (v->type()->cast<ClassType>()) unsupported(e.range, fmt::format("'{}' on an object", op_spelling(e.op)));
+    Value* out = emit_builtin_call(*graph_, loc(e.range), op, {NamedValue{"", v, {}}}, {}, std::nullopt, where(e.range));
+    if (out->node()->kind() != Symbol::from_qual_string(op)) return out;
+    std::vector<IValue> args;
+    for (Value* in : out->node()->inputs()) {
+      auto c = to_ivalue(in);
+      if (!c) return out;
+      args.push_back(*c);
+    }
+    auto folded = run_immutable_op(out->node(), args);
+    if (!folded || folded->size() != 1) return out;
+    return graph_->insert_constant(folded->at(0), loc(e.range));
   }
 
   Value* emit_list_literal(const Expr& e, const TypePtr& hint) {
@@ -301,6 +345,7 @@ class Emitter {
         if (auto* iface = t->cast<InterfaceType>()) {
           if (iface->find_method(field)) return {Sugared::Kind::Method, obj.value, field};
         }
+        if (field == "tolist" && t->is_subtype_of(*TensorType::get())) return {Sugared::Kind::SpecialForm, nullptr, field};
         // Method syntax on other values calls the builtin with `self`.
         return {Sugared::Kind::Builtin, obj.value, "aten::" + field};
       }
@@ -325,11 +370,11 @@ class Emitter {
   }
 
   // The range PyTorch gives a call: its callee expression's.
-  Sugared emit_call(const Expr& e) {
+  Sugared emit_call(const Expr& e, const TypePtr& hint) {
     const Expr& callee_expr = *e.children[0];
     Sugared callee = emit_sugared(callee_expr);
     const auto callee_loc = loc(callee_expr.range);
-    if (callee.kind == Sugared::Kind::SpecialForm) return emit_special_form(callee.name, e);
+    if (callee.kind == Sugared::Kind::SpecialForm) return emit_special_form(callee.name, e, hint);
     if (callee.kind == Sugared::Kind::ClassNew) {
       // Class.__new__(Class): an object whose __init__ is called next.
       if (e.children.size() != 2) invalid(e.range, "only one argument to __new__ allowed");
@@ -346,6 +391,13 @@ class Emitter {
     std::vector<NamedValue> args = emit_args(e.children, 1, &kwargs);
     switch (callee.kind) {
       case Sugared::Kind::Cast: return simple(emit_cast(callee.name, args, kwargs, callee_loc, e.range));
+      case Sugared::Kind::Print: {
+        if (!kwargs.empty()) invalid(e.range, "print doesn't accept any keyword arguments");
+        std::vector<Value*> values;
+        for (const auto& a : args) values.push_back(a.value);
+        graph_->insert_node(graph_->create(prim::Print, values, 0))->set_source_location(callee_loc);
+        return {Sugared::Kind::None, nullptr, ""};
+      }
       case Sugared::Kind::Class: {
         const TypePtr t = cu_.find_type(callee.name);
         const auto* tuple = t->cast<TupleType>();
@@ -429,12 +481,45 @@ class Emitter {
     return out;
   }
 
-  Sugared emit_special_form(const std::string& form, const Expr& e) {
+  Sugared emit_special_form(const std::string& form, const Expr& e, const TypePtr& hint) {
     const SourceRange& r = e.range;
+    if (form == "tolist") {
+      // PyTorch emits the tensor a second time here (its first emission, for the callee, is left as is).
+      if (!hint) invalid(r, "expected a type hint for the result of tolist()");
+      Value* v = emit_expr(*e.children[0]->children[0]);
+      int64_t dim = 0;
+      TypePtr elem = hint;
+      while (const auto* l = elem->cast<ListType>()) {
+        elem = l->elem();
+        ++dim;
+      }
+      const TypeKind k = elem->kind();
+      if (k != TypeKind::Int && k != TypeKind::Float && k != TypeKind::Bool && k != TypeKind::Complex)
+        invalid(r, fmt::format("{} is not one of the supported element types for tolist: int, float, complex, bool", elem->str()));
+      const int64_t elem_code = k == TypeKind::Int ? 0 : k == TypeKind::Float ? 1 : k == TypeKind::Bool ? 2 : 3;
+      Value* dim_v = graph_->insert_constant(IValue(dim));
+      Value* elem_v = graph_->insert_constant(IValue(elem_code));
+      Node* n = graph_->insert_node(graph_->create(Symbol::prim("tolist"), {v, dim_v, elem_v}, 1));
+      n->output()->set_type(hint);
+      return simple(n->output());
+    }
     if (form == "getattr") {
       if (e.children.size() != 3 || e.children[2]->kind != ExprKind::String) unsupported(r, "this form of getattr()");
       Sugared obj = emit_sugared(*e.children[1]);
       return attr(obj, e.children[2]->text, r);
+    }
+    if (form == "isinstance") {
+      if (e.children.size() != 3) invalid(r, "isinstance expected exactly 2 arguments");
+      return simple(emit_isinstance(*e.children[1], *e.children[2]));
+    }
+    if (form == "hasattr") {
+      if (e.children.size() != 3 || e.children[2]->kind != ExprKind::String) invalid(r, "hasattr takes an object and a string literal");
+      Sugared obj = emit_sugared(*e.children[1]);
+      const std::string& field = e.children[2]->text;
+      const ClassType* cls = obj.kind == Sugared::Kind::Simple ? obj.value->type()->cast<ClassType>() : nullptr;
+      if (!cls) unsupported(r, "hasattr() on this value");
+      const bool has = cls->find_attribute(field) || cls->find_method(field) || cls->find_constant(field);
+      return simple(graph_->insert_constant(IValue(has), loc(e.children[1]->range)));
     }
     if (form == "annotate") {
       if (e.children.size() != 3) invalid(r, "annotate() takes a type and a value");
@@ -493,6 +578,38 @@ class Emitter {
     unsupported(r, fmt::format("{}()", form));
   }
 
+  // isinstance(v, T) / isinstance(v, (T, U)) (PyTorch's emitIsInstance): a bool constant (with the
+  // object's range) when the static type decides it, else prim::isinstance (no range).
+  Value* emit_isinstance(const Expr& obj, const Expr& classinfo) {
+    std::vector<TypePtr> types;
+    std::function<void(const Expr&)> gather = [&](const Expr& c) {
+      if (c.kind == ExprKind::Tuple) {
+        for (const auto& x : c.children) gather(*x);
+        return;
+      }
+      types.push_back(type_of(c));
+    };
+    gather(classinfo);
+    Value* v = emit_expr(obj);
+    const TypePtr& actual = v->type();
+    bool statically_true = false;
+    for (const auto& t : types) statically_true = statically_true || actual->is_subtype_of(*t);
+    if (statically_true) return graph_->insert_constant(IValue(true), loc(obj.range));
+    auto maybe_of_kind = [&](TypeKind k) {
+      if (actual->kind() == TypeKind::Any) return true;
+      if (const auto* o = actual->cast<OptionalType>()) return o->elem()->kind() == k;
+      return false;
+    };
+    bool statically_false = true;
+    for (const auto& t : types) {
+      if (t->is_subtype_of(*actual) || (t->kind() == TypeKind::List && maybe_of_kind(TypeKind::List)) ||
+          (t->kind() == TypeKind::Tuple && maybe_of_kind(TypeKind::Tuple)))
+        statically_false = false;
+    }
+    if (statically_false) return graph_->insert_constant(IValue(false), loc(obj.range));
+    return graph_->insert_node(graph_->create_is_instance(v, types))->output();
+  }
+
   TypePtr type_of(const Expr& e) {
     TypeParseContext ctx;
     ctx.file = file_.where;
@@ -538,6 +655,7 @@ class Emitter {
         case StmtKind::While: emit_loop(*s, nullptr); break;
         case StmtKind::For: emit_for(*s); break;
         case StmtKind::Def: emit_closure(*s->def); break;
+        case StmtKind::With: emit_with(*s); break;
         default: unsupported(s->range, fmt::format("this statement ({})", dump(*s).substr(0, 30)));
       }
       // Whatever follows an exit in the same block is unreachable and never emitted.
@@ -717,7 +835,55 @@ class Emitter {
       }
       return;
     }
+    if (target.kind == ExprKind::Attribute) {
+      emit_select_assign(s, target);
+      return;
+    }
     unsupported(target.range, "this assignment target");
+  }
+
+  // `obj.field = v` (PyTorch's emitSelectAssign and SimpleValue::setAttr): the object first, then the
+  // value, then prim::SetAttr (no output, no source range). The attribute keeps its declared type:
+  // no implicit conversion is made.
+  void emit_select_assign(const Stmt& s, const Expr& target) {
+    TypePtr hint = s.annotation ? type_of(*s.annotation) : nullptr;
+    Sugared obj = emit_sugared(*target.children[0]);
+    Value* v = emit_expr(*s.value, hint);
+    const std::string& field = target.text;
+    const ClassType* cls = obj.kind == Sugared::Kind::Simple ? obj.value->type()->cast<ClassType>() : nullptr;
+    if (!cls) unsupported(target.range, "assigning an attribute of this value");
+    TypePtr expected = cls->find_attribute(field);
+    if (!expected) {
+      // Setting an attribute the class does not declare (property setters) is not something printed code does.
+      invalid(s.range, fmt::format("tried to set nonexistent attribute '{}' of {}", field, cls->qualified_name()));
+    }
+    if (!v->type()->is_subtype_of(*expected))
+      invalid(s.range, fmt::format("wrong type for attribute assignment: expected {} but got {}", expected->str(), v->type()->str()));
+    graph_->insert_node(graph_->create_set_attr(obj.value, field, v));
+  }
+
+  // `with a as b, c:` (PyTorch's emitWith): prim::Enter of each object (its output typed as __enter__'s
+  // return, assigned to the target), the body, then one prim::Exit per object, innermost first.
+  void emit_with(const Stmt& s) {
+    std::vector<Value*> entered;
+    for (size_t i = 0; i < s.items.size(); ++i) {
+      Value* obj = emit_expr(*s.items[i]);
+      Node* n = graph_->insert_node(graph_->create(prim::Enter, {obj}, 1));
+      entered.push_back(obj);
+      const ClassType* cls = obj->type()->cast<ClassType>();
+      if (!cls) invalid(s.items[i]->range, "with item expression must return an object");
+      const auto* enter = cu_.find_method(cls->qualified_name(), "__enter__");
+      const auto* exit = cu_.find_method(cls->qualified_name(), "__exit__");
+      if (!enter || !exit) invalid(s.items[i]->range, "object returned by with item expression does not define __enter__ and __exit__");
+      n->output()->set_type(function_schema(*enter).returns.at(0).type);
+      const Expr* t = i < s.targets.size() ? s.targets[i].get() : nullptr;
+      if (t) {
+        if (t->kind != ExprKind::Name) unsupported(t->range, "this with target");
+        set_var(t->range, t->text, simple(n->output()));
+      }
+    }
+    emit_statements(s.body);
+    for (auto it = entered.rbegin(); it != entered.rend(); ++it) graph_->insert_node(graph_->create(prim::Exit, {*it}, 1));
   }
 
   void emit_return(const Stmt& s) {

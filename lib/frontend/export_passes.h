@@ -1,0 +1,20 @@
+#pragma once
+// Running graph passes over a whole loaded module, for `jitctl optimize`: every method of every
+// class its code defines, and every free function.
+#include <span>
+
+#include "lib/frontend/export.h"
+#include "passes/pass_registry.h"
+
+namespace jitctl {
+
+// Compiles each graph, runs `passes` on it in order, and returns the graphs the passes changed
+// (their printed text differs), ready for export_module(). Empty when nothing changed.
+GraphOverrides run_passes_on_module(LoadedModule& m, std::span<const PassInfo* const> passes);
+
+// `module.eval()`: sets `training` to False on the root and every submodule reachable from it (in
+// attributes, lists, dicts and tuples), as torch.jit.optimize_for_inference does before it
+// optimizes. Returns how many modules were in training mode.
+size_t set_eval_mode(LoadedModule& m);
+
+}  // namespace jitctl

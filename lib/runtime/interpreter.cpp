@@ -1,0 +1,244 @@
+#include "lib/runtime/interpreter.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_set>
+
+#include "lib/core/error.h"
+#include "lib/frontend/ir_emitter.h"
+#include "lib/frontend/load_module.h"
+#include "lib/runtime/compiled_function.h"
+#include "lib/runtime/compiler.h"
+#include "lib/runtime/execute.h"
+#include "passes/inliner.h"
+
+namespace jitctl {
+
+// Everything compiled for one module, shared by its Methods. Compiling takes the mutex; running
+// does not, except for the first call of an interface method on a class.
+struct RuntimeState final : CalleeResolver {
+  LoadedModule module;
+  std::recursive_mutex mu;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<CompiledFunction>> compiled;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Graph>> graphs;
+  std::vector<std::unique_ptr<CompiledFunction>> subgraphs;
+  std::vector<std::string> missing_list;
+  std::set<std::string> missing_seen;
+  std::vector<std::shared_ptr<ObjectData>> objects;  // every object of the module tree
+
+  // The graph of a method or function as compile_function makes it (nullptr for a class the
+  // archive's code does not define: a torch.classes C++ class).
+  std::shared_ptr<Graph> graph_of(const std::string& owner, const std::string& method) {
+    auto key = std::make_pair(owner, method);
+    if (auto it = graphs.find(key); it != graphs.end()) return it->second;
+    if (!module.cu) throw Unsupported("calls of methods and functions in a graph compiled without its module");
+    auto& cu = *module.cu;
+    const CompilationUnit::Function* fn = method.empty() ? cu.find_function(owner) : cu.find_method(owner, method);
+    std::shared_ptr<Graph> g;
+    if (fn) {
+      g = compile_function(cu, *fn);
+    } else if (method.empty() || cu.find_class(owner)) {
+      throw InvalidInput(method.empty() ? fmt::format("{}: a call to function {}, which the archive does not define",
+                                                      module.archive->path(), owner)
+                                        : fmt::format("{}: class {} has no method '{}'", module.archive->path(), owner,
+                                                      method));
+    }
+    graphs.emplace(std::move(key), g);
+    return g;
+  }
+
+  const CompiledFunction* compile(const std::string& owner, const std::string& method) {
+    std::lock_guard lock(mu);
+    auto key = std::make_pair(owner, method);
+    if (auto it = compiled.find(key); it != compiled.end()) return it->second.get();
+    auto g = graph_of(owner, method);
+    if (!g) {
+      missing(fmt::format("{}.{} (a method of a C++ class)", owner, method));
+      return nullptr;
+    }
+    auto opt = optimized_graph(*g, [this](const std::string& o, const std::string& m) { return graph_of(o, m); });
+    auto cf = std::make_unique<CompiledFunction>();
+    cf->name = method.empty() ? owner : owner + "." + method;
+    CompiledFunction* raw = cf.get();
+    compiled.emplace(key, std::move(cf));
+    try {
+      compile_graph_into(*opt, *this, *raw);
+    } catch (...) {
+      compiled.erase(key);  // callers must not find a half-compiled function
+      throw;
+    }
+    return raw;
+  }
+
+  // CalleeResolver
+  const CompiledFunction* method(const std::shared_ptr<ClassType>& cls, const std::string& name) override {
+    return compile(cls->qualified_name(), name);
+  }
+  const CompiledFunction* function(const std::string& qualified_name) override {
+    return compile(qualified_name, "");
+  }
+  const CompiledFunction* subgraph(const std::shared_ptr<Graph>& g, const std::string& name) override {
+    auto cf = std::make_unique<CompiledFunction>();
+    cf->name = name;
+    compile_graph_into(*g, *this, *cf);
+    subgraphs.push_back(std::move(cf));
+    return subgraphs.back().get();
+  }
+  void interface_call(const std::string& name) override {
+    for (const auto& o : objects)
+      if (o->cls && o->cls->find_method(name)) compile(o->cls->qualified_name(), name);
+  }
+  void missing(const std::string& op) override {
+    if (missing_seen.insert(op).second) missing_list.push_back(op);
+  }
+
+  const CompiledFunction* interface_method(const ObjectData& obj, const std::string& name) {
+    if (!obj.cls) throw Unsupported(fmt::format("calling {}.{}: the runtime does not know its class", obj.type_name, name));
+    if (!module.cu) throw Unsupported("method calls in a graph compiled without its module");
+    const CompiledFunction* f = compile(obj.cls->qualified_name(), name);
+    if (!f) throw Unsupported(fmt::format("{}.{} cannot run", obj.type_name, name));
+    return f;
+  }
+
+  // Resolves every object's class and puts its attributes in slot order (GetAttr indexes them);
+  // objects pickled with __getstate__ get their state from __setstate__, as torch.jit.load does.
+  void prepare_objects(const IValue& v, std::unordered_set<const void*>& seen) {
+    switch (v.kind()) {
+      case IValue::Kind::Object: {
+        const auto& o = v.to_object();
+        if (!seen.insert(o.get()).second) return;
+        for (auto& [name, value] : o->attrs) prepare_objects(value, seen);
+        if (o->setstate_arg) prepare_objects(*o->setstate_arg, seen);
+        prepare_object(o);
+        return;
+      }
+      case IValue::Kind::List:
+        for (const auto& x : v.to_list()->items) prepare_objects(x, seen);
+        return;
+      case IValue::Kind::Tuple:
+        for (const auto& x : v.to_tuple()->items) prepare_objects(x, seen);
+        return;
+      case IValue::Kind::Dict:
+        for (const auto& [k, x] : v.to_dict()->items) prepare_objects(x, seen);
+        return;
+      default: return;
+    }
+  }
+
+  void prepare_object(const std::shared_ptr<ObjectData>& o) {
+    auto cls = module.cu->find_class(o->type_name);
+    if (!cls) return;  // a C++ class: opaque
+    std::vector<std::pair<std::string, IValue>> attrs;
+    attrs.reserve(cls->attributes().size());
+    for (const auto& a : cls->attributes()) {
+      const IValue* v = o->attr(a.name);
+      attrs.emplace_back(a.name, v ? *v : IValue());
+    }
+    o->attrs = std::move(attrs);
+    o->cls = cls;
+    objects.push_back(o);
+    if (o->setstate_arg && cls->find_method("__setstate__")) {
+      const CompiledFunction* f = compile(cls->qualified_name(), "__setstate__");
+      if (!missing_list.empty())
+        throw Unsupported(fmt::format("{}: {}.__setstate__ needs operators jitctl lacks: {}", module.archive->path(),
+                                      cls->qualified_name(), missing_list.front()));
+      Stack stack{IValue(o), *o->setstate_arg};
+      execute_function(*f, stack, this);
+    }
+  }
+};
+
+IValue Method::operator()(std::vector<IValue> args) const {
+  if (!fn_) throw std::logic_error("Method: not compiled");
+  if (args.size() < min_inputs() || args.size() > num_inputs())
+    throw InvalidInput(fmt::format("{}() takes {} argument(s), got {}", fn_->name,
+                                   min_inputs() == num_inputs() ? std::to_string(num_inputs())
+                                                                : fmt::format("{} to {}", min_inputs(), num_inputs()),
+                                   args.size()));
+  Stack stack;
+  stack.reserve(fn_->input_registers.size());
+  if (!self_.is_none()) stack.push_back(self_);
+  const size_t given = args.size();
+  for (auto& a : args) stack.push_back(std::move(a));
+  for (size_t i = given; i < num_inputs(); ++i) stack.push_back(*defaults_[i]);
+  execute_function(*fn_, stack, state_.get());
+  if (stack.size() == 1) return std::move(stack[0]);
+  auto t = std::make_shared<TupleData>();
+  t->items = std::move(stack);
+  return IValue(std::move(t));
+}
+
+size_t Method::num_inputs() const {
+  return fn_ ? fn_->input_registers.size() - (self_.is_none() ? 0 : 1) : 0;
+}
+
+size_t Method::min_inputs() const {
+  size_t n = num_inputs();
+  while (n > 0 && n <= defaults_.size() && defaults_[n - 1]) --n;
+  return n;
+}
+
+Runtime Runtime::load(const std::string& path) {
+  Runtime r;
+  r.state_ = std::make_shared<RuntimeState>();
+  r.state_->module = load_module(path);
+  std::unordered_set<const void*> seen;
+  std::lock_guard lock(r.state_->mu);
+  r.state_->prepare_objects(r.state_->module.root, seen);
+  return r;
+}
+
+std::vector<std::string> Runtime::missing_ops(const std::string& name) {
+  std::lock_guard lock(state_->mu);
+  if (!state_->module.cu->find_method(state_->module.class_name, name))
+    throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
+  state_->compile(state_->module.class_name, name);
+  return state_->missing_list;
+}
+
+Method Runtime::method(const std::string& name) {
+  std::lock_guard lock(state_->mu);
+  if (!state_->module.cu->find_method(state_->module.class_name, name))
+    throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
+  const CompiledFunction* f = state_->compile(state_->module.class_name, name);
+  if (!state_->missing_list.empty())
+    throw Unsupported(fmt::format("{}: method '{}' uses an operator without a kernel: {}{}", path(), name,
+                                  state_->missing_list.front(),
+                                  state_->missing_list.size() > 1
+                                      ? fmt::format(" (and {} more)", state_->missing_list.size() - 1)
+                                      : ""));
+  Method m;
+  m.state_ = state_;
+  m.fn_ = f;
+  m.self_ = state_->module.root;
+  const FunctionSchema schema =
+      schema_of(*state_->module.cu, *state_->module.cu->find_method(state_->module.class_name, name));
+  for (size_t i = 1; i < schema.arguments.size(); ++i) m.defaults_.push_back(schema.arguments[i].default_value);
+  return m;
+}
+
+const IValue& Runtime::module() const { return state_->module.root; }
+const std::string& Runtime::path() const { return state_->module.archive->path(); }
+const std::string& Runtime::class_name() const { return state_->module.class_name; }
+
+Method compile_graph(std::shared_ptr<Graph> graph) {
+  auto state = std::make_shared<RuntimeState>();
+  auto cf = std::make_unique<CompiledFunction>();
+  cf->name = "graph";
+  compile_graph_into(*graph, *state, *cf);
+  Method m;
+  m.fn_ = cf.get();
+  state->subgraphs.push_back(std::move(cf));
+  m.state_ = std::move(state);
+  return m;
+}
+
+const CompiledFunction* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name) {
+  if (!rt) throw Unsupported("interface method calls outside a module");
+  return rt->interface_method(obj, name);
+}
+
+}  // namespace jitctl

@@ -1,0 +1,95 @@
+// Latency of the neural-network kernels on the shapes of the benchmark models (ResNet-18, the
+// MLP, the transformer), to compare with kernel_bench.py (the same cases in PyTorch):
+//   OMP_NUM_THREADS=1 kernel_bench [filter]
+// prints "case  best-ms" per case (the minimum: the machine may be shared). Not a test: no timing belongs in tests.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/registry.h"
+
+namespace {
+
+using namespace jitctl;
+
+Tensor randn(std::vector<int64_t> sizes) {
+  static std::mt19937 gen(0);
+  std::normal_distribution<float> d;
+  Tensor t = Tensor::empty(DType::Float32, std::move(sizes));
+  auto* p = static_cast<float*>(t.mutable_data());
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = d(gen);
+  return t;
+}
+
+IValue ints(std::vector<int64_t> v) {
+  auto l = std::make_shared<ListData>();
+  for (auto x : v) l->items.emplace_back(x);
+  return IValue(l);
+}
+
+struct Case {
+  std::string name, op;
+  Stack args;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  auto conv = [&](const std::string& name, int64_t n, int64_t ci, int64_t hw, int64_t co, int64_t k, int64_t s, int64_t p, int64_t g) {
+    c.push_back({name, "aten::conv2d",
+                 {randn({n, ci, hw, hw}), randn({co, ci / g, k, k}), randn({co}), ints({s, s}), ints({p, p}), ints({1, 1}), IValue(g)}});
+  };
+  conv("conv_r18_stem_7x7s2", 1, 3, 224, 64, 7, 2, 3, 1);
+  conv("conv_r18_l1_3x3_64", 1, 64, 56, 64, 3, 1, 1, 1);
+  conv("conv_r18_l2_3x3s2_128", 1, 64, 56, 128, 3, 2, 1, 1);
+  conv("conv_r18_l2_3x3_128", 1, 128, 28, 128, 3, 1, 1, 1);
+  conv("conv_r18_l2_1x1s2_128", 1, 64, 56, 128, 1, 2, 0, 1);
+  conv("conv_r18_l3_3x3_256", 1, 256, 14, 256, 3, 1, 1, 1);
+  conv("conv_r18_l4_3x3_512", 1, 512, 7, 512, 3, 1, 1, 1);
+  conv("conv_1x1_116", 1, 116, 28, 116, 1, 1, 0, 1);
+  conv("conv_dw_3x3_116", 1, 116, 28, 116, 3, 1, 1, 116);
+  conv("conv_dw_3x3s2_116", 1, 116, 28, 116, 3, 2, 1, 116);
+  c.push_back({"linear_mlp_1024_4096", "aten::linear", {randn({64, 1024}), randn({4096, 1024}), randn({4096})}});
+  c.push_back({"linear_mlp_4096_1024", "aten::linear", {randn({64, 4096}), randn({1024, 4096}), randn({1024})}});
+  c.push_back({"mm_1024", "aten::mm", {randn({1024, 1024}), randn({1024, 1024})}});
+  c.push_back({"linear_tr_256x512_1536", "aten::linear", {randn({256, 512}), randn({1536, 512}), randn({1536})}});
+  c.push_back({"bmm_attn_64x32x32", "aten::bmm", {randn({64, 32, 64}), randn({64, 64, 32})}});
+  c.push_back({"batch_norm_64x56", "aten::batch_norm",
+               {randn({1, 64, 56, 56}), randn({64}), randn({64}), randn({64}), randn({64}), IValue(false), IValue(0.1), IValue(1e-5), IValue(true)}});
+  c.push_back({"max_pool_3x3s2_64x112", "aten::max_pool2d",
+               {randn({1, 64, 112, 112}), ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(false)}});
+  c.push_back({"adaptive_avg_512x7", "aten::adaptive_avg_pool2d", {randn({1, 512, 7, 7}), ints({1, 1})}});
+  c.push_back({"layer_norm_256x512", "aten::layer_norm",
+               {randn({256, 512}), ints({512}), randn({512}), randn({512}), IValue(1e-5), IValue(true)}});
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string filter = argc > 1 ? argv[1] : "";
+  for (auto& c : cases()) {
+    if (c.name.find(filter) == std::string::npos) continue;
+    const KernelFn fn = find_kernel(c.op);
+    if (!fn) {
+      std::printf("%-28s  (no kernel)\n", c.name.c_str());
+      continue;
+    }
+    std::vector<double> ms;
+    double total = 0;
+    for (int i = 0; i < 200 && (i < 5 || total < 1000.0); ++i) {
+      Stack s = c.args;
+      const auto t0 = std::chrono::steady_clock::now();
+      fn(s);
+      const auto t1 = std::chrono::steady_clock::now();
+      const double d = std::chrono::duration<double, std::milli>(t1 - t0).count();
+      if (i > 0) ms.push_back(d);
+      total += d;
+    }
+    std::sort(ms.begin(), ms.end());
+    std::printf("%-28s %9.3f\n", c.name.c_str(), ms.front());
+  }
+}
