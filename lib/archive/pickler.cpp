@@ -259,7 +259,8 @@ class Pickler {
         op(TUPLE1);
         return op(REDUCE);
       case K::Storage:
-      case K::Global: throw Error(ExitCode::InvalidInput, fmt::format("cannot pickle a {}", kind_name(v.kind())));
+      case K::Global:
+      case K::Future: throw Error(ExitCode::InvalidInput, fmt::format("cannot pickle a {}", kind_name(v.kind())));
     }
   }
 

@@ -1,6 +1,7 @@
 #include "lib/archive/zip_writer.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -38,6 +39,10 @@ void ZipWriter::write(const std::string& path) const {
   std::string tmpl = (dir / fmt::format(".{}.XXXXXX", target.filename().string())).string();
   const int fd = mkstemp(tmpl.data());
   if (fd < 0) throw InvalidInput(fmt::format("{}: cannot create a temporary file: {}", path, std::strerror(errno)));
+  // mkstemp creates the file 0600; an archive is an ordinary file, so give it what open(2) would.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
   ::close(fd);
   auto cleanup = [&] { std::remove(tmpl.c_str()); };
 
