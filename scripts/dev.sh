@@ -53,6 +53,7 @@ case "${1:-}" in
     install "${BUILD_DEPS[@]}"
     build build --buildtype=release
     build/cli/jitctl info testdata/models/resnet_block_traced.pt
+    build/cli/jitctl run testdata/models/resnet_block_traced.pt --inputs testdata/models/resnet_block_traced.in0.pt
     ;;
   test)
     install "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
