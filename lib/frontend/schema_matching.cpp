@@ -268,4 +268,29 @@ Value* emit_builtin_call(Graph& g, const std::optional<SourceLocation>& loc, con
   return pack_outputs(g, n->outputs(), m.return_field_names);
 }
 
+const FunctionSchema* match_builtin_schema(const Node* n) {
+  for (const FunctionSchema& s : SchemaRegistry::builtin().overloads(n->kind().qual_string())) {
+    if (s.is_vararg ? n->inputs().size() < s.arguments.size() : n->inputs().size() != s.arguments.size()) continue;
+    if (!s.is_varret && n->outputs().size() != s.returns.size()) continue;
+    TypeEnv env;
+    bool fits = true;
+    for (size_t i = 0; i < s.arguments.size() && fits; ++i) {
+      const TypePtr& formal = s.arguments[i].type;
+      const TypePtr& actual = n->input(i)->type();
+      fits = formal->has_free_variables() ? match_type_variables(formal, actual, env).empty()
+                                          : actual->is_subtype_of(formal);
+    }
+    if (fits) return &s;
+  }
+  return nullptr;
+}
+
+void attach_builtin_schemas(Block* b) {
+  for (Node* n : b->nodes()) {
+    if (!n->schema() && (n->kind().is_aten() || n->kind().is_prim()))
+      if (const FunctionSchema* s = match_builtin_schema(n)) n->set_schema(s);
+    for (Block* sub : n->blocks()) attach_builtin_schemas(sub);
+  }
+}
+
 }  // namespace jitctl

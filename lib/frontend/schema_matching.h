@@ -57,4 +57,12 @@ Value* emit_builtin_call(Graph& g, const std::optional<SourceLocation>& loc, con
 // Zero or several values become one TupleConstruct (named when field names are given).
 Value* pack_outputs(Graph& g, const std::vector<Value*>& values, const std::vector<std::string>& field_names);
 
+// The operator PyTorch picks for a node that carries no schema (graphs read by the graph-text
+// parser, nodes made by passes): the first overload whose argument and return counts and types
+// fit; nullptr when none does.
+const FunctionSchema* match_builtin_schema(const Node* n);
+// Sets that schema on every aten/prim node of `b` (and its sub-blocks) that has none; alias
+// analysis and the interpreter read it.
+void attach_builtin_schemas(Block* b);
+
 }  // namespace jitctl

@@ -5,31 +5,13 @@
 #include <unordered_map>
 
 #include "lib/frontend/schema.h"
+#include "lib/frontend/schema_matching.h"
 #include "lib/frontend/schema_registry.h"
 #include "lib/ir/constants.h"
 #include "lib/runtime/prim_ops.h"
 
 namespace jitctl {
 namespace {
-
-// The operator PyTorch would pick for a node that carries no schema (graphs from the text
-// parser, nodes rewritten by passes): the first overload whose counts and types fit.
-const FunctionSchema* match_builtin_schema(const Node* n) {
-  for (const FunctionSchema& s : SchemaRegistry::builtin().overloads(n->kind().qual_string())) {
-    if (s.is_vararg ? n->inputs().size() < s.arguments.size() : n->inputs().size() != s.arguments.size()) continue;
-    if (!s.is_varret && n->outputs().size() != s.returns.size()) continue;
-    TypeEnv env;
-    bool fits = true;
-    for (size_t i = 0; i < s.arguments.size() && fits; ++i) {
-      const TypePtr& formal = s.arguments[i].type;
-      const TypePtr& actual = n->input(i)->type();
-      fits = formal->has_free_variables() ? match_type_variables(formal, actual, env).empty()
-                                          : actual->is_subtype_of(formal);
-    }
-    if (fits) return &s;
-  }
-  return nullptr;
-}
 
 class Compiler {
  public:

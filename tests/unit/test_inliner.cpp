@@ -13,7 +13,7 @@
 #include "lib/ir/graph_parser.h"
 #include "passes/inliner.h"
 #include "passes/peephole.h"
-#include "tests/support/attach_schemas.h"
+#include "lib/frontend/schema_matching.h"
 #include "tests/support/canonical_graph.h"
 
 using namespace jitctl;
@@ -26,7 +26,7 @@ std::shared_ptr<Graph> parse(const std::string& text, std::unordered_map<std::st
   GraphParseOptions opts;
   opts.types = types;
   parse_graph_into(text, *g, names, opts);
-  test::attach_builtin_schemas(g->block());
+  attach_builtin_schemas(g->block());
   return g;
 }
 

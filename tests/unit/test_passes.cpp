@@ -16,6 +16,7 @@
 #include <map>
 #include <sstream>
 
+#include "lib/frontend/schema_matching.h"
 #include "lib/frontend/schema_registry.h"
 #include "lib/ir/graph_parser.h"
 #include "lib/ir/graph_printer.h"
@@ -50,33 +51,6 @@ std::string strip_header(const std::string& text, size_t* next_id) {
   return std::string(rest);
 }
 
-// The operator each aten/prim node calls, as PyTorch finds it for a parsed graph: the first
-// overload whose argument and return counts and types fit. Alias analysis reads the schema's
-// annotations (which inputs an op writes, which outputs alias inputs).
-const FunctionSchema* find_schema(const Node* n) {
-  for (const FunctionSchema& s : SchemaRegistry::builtin().overloads(n->kind().qual_string())) {
-    if (s.is_vararg ? n->inputs().size() < s.arguments.size() : n->inputs().size() != s.arguments.size()) continue;
-    if (!s.is_varret && n->outputs().size() != s.returns.size()) continue;
-    TypeEnv env;
-    bool fits = true;
-    for (size_t i = 0; i < s.arguments.size() && fits; ++i) {
-      const TypePtr& formal = s.arguments[i].type;
-      const TypePtr& actual = n->input(i)->type();
-      fits = formal->has_free_variables() ? match_type_variables(formal, actual, env).empty()
-                                          : actual->is_subtype_of(formal);
-    }
-    if (fits) return &s;
-  }
-  return nullptr;
-}
-
-void attach_schemas(Block* b) {
-  for (Node* n : b->nodes()) {
-    if (!n->schema() && (n->kind().is_aten() || n->kind().is_prim()))
-      if (const FunctionSchema* s = find_schema(n)) n->set_schema(s);
-    for (Block* sub : n->blocks()) attach_schemas(sub);
-  }
-}
 
 // Brings the graph's id counter to `next_id`: values are created (and dropped) until it is there.
 void advance_ids(Graph& g, size_t next_id) {
@@ -120,7 +94,7 @@ std::shared_ptr<Graph> load(const std::string& text, size_t next_id, const std::
   // A graph whose printed ids follow creation order (what parse_ir makes) copies into one whose
   // ids and counter are torch's: the copy creates values in the same order, from 0.
   if (auto c = g->copy(); c->next_unique() <= next_id && graph_to_string(*c) == graph_to_string(*g)) g = c;
-  attach_schemas(g->block());
+  attach_builtin_schemas(g->block());
   advance_ids(*g, next_id);
   return g;
 }
