@@ -7,6 +7,7 @@ void register_cpu_kernels() {
   register_reduction_kernels();
   register_shape_kernels();
   register_factory_kernels();
+  register_random_kernels();
   register_scalar_kernels();
   register_list_kernels();
   register_string_kernels();

@@ -9,6 +9,7 @@ void register_elementwise_kernels();  // unary/binary math, comparisons, where, 
 void register_reduction_kernels();    // sum, mean, max, min, amax, norm, softmax, log_softmax, topk
 void register_shape_kernels();        // view, reshape, permute, cat, stack, slice, select, index ...
 void register_factory_kernels();      // zeros, ones, tensor, to, contiguous, clone, copy_ ...
+void register_random_kernels();       // bernoulli, rand, randn (seeded; not PyTorch's streams)
 // Non-tensor ops: int/float/bool arithmetic, lists, dicts, strings.
 void register_scalar_kernels();
 void register_list_kernels();

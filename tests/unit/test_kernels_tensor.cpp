@@ -153,3 +153,51 @@ TEST_CASE("large elementwise and reduction inputs take the parallel paths") {
 
 }  // namespace
 }  // namespace jitctl
+
+namespace jitctl {
+
+// Sampling ops cannot be compared with PyTorch's values (its generator streams are its own), so
+// these check the distribution facts PyTorch documents: bernoulli(p) is 0/1 with mean p, written
+// through the strides of an in-place view; randn has mean 0 and variance 1.
+TEST_CASE("random kernels: bernoulli_ and randn follow their distributions") {
+  Tensor base = Tensor::empty(DType::Float32, {200, 100});
+  Tensor view = cpu::make_view(base, {100, 200}, {1, 100}, 0);  // a transposed view of all of base
+  Stack s{IValue(view), IValue(1.0), IValue()};
+  find_kernel("aten::bernoulli_.float")(s);
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].to_tensor().same(view));
+  const float* p = cpu::data_of<float>(base);
+  bool all_one = true;
+  for (int64_t i = 0; i < base.numel(); ++i) all_one = all_one && p[i] == 1.0f;
+  CHECK(all_one);
+
+  s = {IValue(view), IValue(0.3), IValue()};
+  find_kernel("aten::bernoulli_.float")(s);
+  double sum = 0;
+  bool binary = true;
+  for (int64_t i = 0; i < base.numel(); ++i) {
+    binary = binary && (p[i] == 0.0f || p[i] == 1.0f);
+    sum += p[i];
+  }
+  CHECK(binary);
+  CHECK(std::abs(sum / base.numel() - 0.3) < 0.02);
+
+  s = {IValue(view), IValue(1.5), IValue()};
+  CHECK_THROWS_AS(find_kernel("aten::bernoulli_.float")(s), InvalidInput);
+
+  auto sizes = std::make_shared<ListData>();
+  sizes->items = {IValue(int64_t{50000})};
+  s = {IValue(sizes), IValue(int64_t{7}), IValue(), IValue(), IValue()};
+  find_kernel("aten::randn")(s);
+  const Tensor& r = s[0].to_tensor();
+  CHECK(r.dtype() == DType::Float64);
+  double m = 0, v = 0;
+  for (int64_t i = 0; i < r.numel(); ++i) m += cpu::data_of<double>(r)[i];
+  m /= r.numel();
+  for (int64_t i = 0; i < r.numel(); ++i) v += std::pow(cpu::data_of<double>(r)[i] - m, 2);
+  v /= r.numel();
+  CHECK(std::abs(m) < 0.03);
+  CHECK(std::abs(v - 1.0) < 0.05);
+}
+
+}  // namespace jitctl
