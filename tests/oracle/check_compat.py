@@ -2,7 +2,8 @@
 """Runs ../shared/oracle/compat.py on a corpus directory and fails unless each check agrees with
 PyTorch on at least the given share of the corpus. Skips (77) without torch or the shared oracle.
 
-Usage: check_compat.py JITCTL MODELS CHECKS COMPAT_PY, CHECKS like "load=1,graph=1,inline=0.95"."""
+Usage: check_compat.py JITCTL MODELS CHECKS COMPAT_PY [COMPAT_ARG...], CHECKS like
+"load=1,graph=1,inline=0.95"; COMPAT_ARGs go to compat.py as they are (e.g. --optimize-args=--passes none)."""
 import json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -21,7 +22,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
         subprocess.run([sys.executable, compat, "--jitctl", jitctl, "--models", models, "--checks", ",".join(wanted),
-                        "--json", report], check=True)
+                        "--json", report, *sys.argv[5:]], check=True)
         summary = json.load(open(report))["summary"]
     bad = {k: summary[k] for k, share in wanted.items() if summary[k][1] == 0 or summary[k][0] < share * summary[k][1]}
     if bad:
