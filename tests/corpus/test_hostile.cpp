@@ -7,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "tests/support/run_command.h"
 
@@ -27,8 +29,10 @@ const std::set<std::string> kUnsupportedFeature = {"byteorder_big", "rebuild_spa
 
 namespace {
 
-// Runs `jitctl <command> FILE` on every hostile archive and checks the contract.
-void check_hostile(const std::string& command) {
+// Runs `jitctl <command> FILE <extra...>` on every hostile archive and checks the contract. Cases
+// whose expect.json command is "run-inputs" are input files: with `as_inputs` they are given as
+// `jitctl run base_valid.pt --inputs FILE` instead.
+void check_hostile(const std::string& command, std::vector<std::string> extra = {}, bool as_inputs = false) {
   const fs::path dir = fs::path(JITCTL_TESTDATA) / "hostile";
   const Json expect = Json::parse(std::ifstream(dir / "expect.json"));
   REQUIRE(expect.size() >= 50);
@@ -39,7 +43,12 @@ void check_hostile(const std::string& command) {
     CAPTURE(name);
     const fs::path file = dir / (name + ".pt");
     REQUIRE(fs::exists(file));
-    const auto r = jitctl::test::run_command({JITCTL_BINARY, command, file.string()}, 20);
+    std::vector<std::string> argv = {JITCTL_BINARY, command, file.string()};
+    if (as_inputs && e.value("command", "") == "run-inputs")
+      argv = {JITCTL_BINARY, "run", (dir / "base_valid.pt").string(), "--inputs", file.string()};
+    else
+      argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = jitctl::test::run_command(argv, 20);
     CHECK_MESSAGE(!r.timed_out, "hangs");
     CHECK_MESSAGE(r.signal == 0, "killed by signal ", r.signal);
     const bool may_succeed = e.value("may_succeed", false) || name.rfind("base_", 0) == 0;
@@ -61,3 +70,8 @@ void check_hostile(const std::string& command) {
 TEST_CASE("hostile archives: info exits 2 with one line naming the problem") { check_hostile("info"); }
 
 TEST_CASE("hostile archives: dump-graph exits 2 with one line naming the problem") { check_hostile("dump-graph"); }
+
+TEST_CASE("hostile archives: run (model or input file hostile) exits 2 with one line naming the problem") {
+  const std::string inputs = (fs::path(JITCTL_TESTDATA) / "hostile" / "base_inputs_valid.pt").string();
+  check_hostile("run", {"--inputs", inputs}, true);
+}
