@@ -112,7 +112,7 @@ std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive)
           fail_at(*f, s->range, fmt::format("class {} is defined twice", name));
       } else if (s->kind == StmtKind::Def) {
         const std::string name = f->qualifier + "." + s->def->name;
-        if (!cu->functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr}).second)
+        if (!cu->functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr, nullptr}).second)
           fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
       }
     }
@@ -293,7 +293,7 @@ void CompilationUnit::fill_class(ClassType& cls, const Definition& d) {
       case StmtKind::Def: {
         cls.add_method(signature_of(*s->def, f));
         const std::string qn = cls.qualified_name() + "." + s->def->name;
-        functions_[qn] = Function{qn, s->def.get(), &f, nullptr};
+        functions_[qn] = Function{qn, s->def.get(), &f, nullptr, nullptr};
         break;
       }
       case StmtKind::Pass:
