@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/model_inputs.h"
 #include "lib/core/error.h"
-#include "lib/runtime/inputs.h"
 #include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
 #include "lib/runtime/parallel_info.h"
@@ -270,20 +270,15 @@ void write_text_file(const std::string& path, const std::string& text) {
 }  // namespace
 
 void add_bench_threads_command(CLI::App& app) {
-  struct Args {
-    std::string model, method = "forward", inputs, format = "text", plot;
-    std::vector<std::string> specs, threads, interop, concurrency;
+  struct Args : ModelInputs {
+    std::string format = "text", plot;
+    std::vector<std::string> threads, interop, concurrency;
     int warmup = 3, iters = 20;
-    uint64_t seed = 0;
   };
   static Args a;
   auto* cmd = app.add_subcommand("bench-threads", "Measure latency and throughput across thread settings");
   cmd->alias("bench");
-  cmd->add_option("model", a.model, "TorchScript archive")->required();
-  cmd->add_option("--method", a.method, "method of the top-level module")->capture_default_str();
-  auto* inputs = cmd->add_option("--inputs", a.inputs, "torch.save / .npy / .npz inputs");
-  cmd->add_option("--input-spec", a.specs, "random input, e.g. 'float32[1,3,224,224]'")->excludes(inputs);
-  cmd->add_option("--seed", a.seed, "seed for --input-spec tensors")->capture_default_str();
+  add_model_input_options(*cmd, a);
   cmd->add_option("--threads", a.threads, "intra-op thread counts: 1,2,4 or sweep (default: as run)");
   cmd->add_option("--interop-threads", a.interop, "inter-op thread counts (default: as run)");
   cmd->add_option("--concurrency", a.concurrency, "numbers of concurrent callers (default 1)");
@@ -301,16 +296,11 @@ void add_bench_threads_command(CLI::App& app) {
     if (inter.empty()) inter.push_back(get_num_interop_threads());
     if (conc.empty()) conc.push_back(1);
 
-    Runtime rt = Runtime::load(a.model);
-    Method m = rt.method(a.method);
-    const std::vector<IValue> args = resolve_inputs(a.inputs, a.specs, a.seed);
-    if (args.size() != m.num_inputs())
-      throw InvalidInput(fmt::format("{}: method '{}' takes {} argument(s), the inputs give {}", a.model, a.method,
-                                     m.num_inputs(), args.size()));
+    const PreparedCall call = prepare_call(a);
     std::vector<Row> rows;
     for (int io : inter)
       for (int c : conc)
-        for (int t : intra) rows.push_back(measure(m, args, t, io, c, a.warmup, a.iters));
+        for (int t : intra) rows.push_back(measure(call.method, call.args, t, io, c, a.warmup, a.iters));
 
     if (a.format == "json") {
       fmt::print("{}\n", to_json(a.model, rows, a.warmup, a.iters).dump(1));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lib/core/error.h"
+#include "lib/core/half.h"
 #include "lib/core/ivalue.h"
 #include "lib/core/tensor.h"
 #include "kernels/parallel.h"
@@ -229,17 +230,6 @@ void ternary_loop(const StridedLoop& it, const F& f) {
     }
   });
 }
-
-// Half-precision storage formats, converted through float (round to nearest even).
-float half_to_float(uint16_t h);
-uint16_t float_to_half(float f);
-inline float bfloat16_to_float(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-uint16_t float_to_bfloat16(float f);
 
 // exp for float32 written so loops calling it vectorize (std::exp does not without -ffast-math):
 // Cephes' range reduction and degree-5 polynomial, within 2 ulp of std::exp (subnormal results

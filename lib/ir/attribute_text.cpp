@@ -11,18 +11,6 @@
 namespace jitctl {
 namespace {
 
-// Members of these element types do not reveal the container's type, so PyTorch annotates it.
-bool element_type_shows_in_members(const TypePtr& t) {
-  switch (t->kind()) {
-    case TypeKind::Union:
-    case TypeKind::Optional:
-    case TypeKind::Number:
-    case TypeKind::Interface:
-    case TypeKind::Any: return false;
-    default: return true;
-  }
-}
-
 void repr(std::string& out, const IValue& v);
 
 void repr_items(std::string& out, const std::vector<IValue>& items, const char* open, const char* close) {
@@ -198,6 +186,17 @@ std::string attribute_value_text(const AttributeValue& v, bool mkldnn) {
     case AttributeKind::ival: return repr_ivalue(std::get<14>(v));
   }
   return "";
+}
+
+bool element_type_shows_in_members(const TypePtr& t) {
+  switch (t->kind()) {
+    case TypeKind::Union:
+    case TypeKind::Optional:
+    case TypeKind::Number:
+    case TypeKind::Interface:
+    case TypeKind::Any: return false;
+    default: return true;
+  }
 }
 
 }  // namespace jitctl

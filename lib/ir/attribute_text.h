@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "lib/core/ivalue.h"
+#include "lib/core/types.h"
 #include "lib/ir/attributes.h"
 
 namespace jitctl {
@@ -18,6 +19,10 @@ std::string repr_string(std::string_view s);
 // IValue::repr of a double: integral values below 1e10 as `3.` (and `-0.`), the rest with 17
 // significant digits (`0.10000000000000001`, `1e+22`, `inf`, `nan`).
 std::string repr_double(double d);
+
+// Can a reader infer a list's or dict's element type from its members? Not for Optional, Union,
+// number, Any or interfaces: graphs and code write those containers inside `annotate(...)`.
+bool element_type_shows_in_members(const TypePtr& t);
 
 // IValue::repr with the formatter PyTorch's graph printer installs (tensors as
 // tensor_attribute_text, lists of tensors as `[<Tensors>]`). Empty lists and dicts, and those whose

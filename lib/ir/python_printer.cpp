@@ -578,7 +578,7 @@ struct PythonPrinter::Impl {
       const auto& elem = n->output()->type()->expect<ListType>().elem();
       if (n->inputs().empty()) {
         put(stmt, "annotate(" + annotation(n->output()->type()) + ", [])");
-      } else if (!element_type_inferable(elem)) {
+      } else if (!element_type_shows_in_members(elem)) {
         put(stmt, "annotate(" + annotation(n->output()->type()) + ", ");
         print_value_list(stmt, n->inputs(), "[", "]");
         put(stmt, ")");
@@ -588,7 +588,7 @@ struct PythonPrinter::Impl {
     } else if (k == prim::DictConstruct) {
       const auto& dt = n->output()->type()->expect<DictType>();
       const bool annotate =
-          n->inputs().empty() || !element_type_inferable(dt.key()) || !element_type_inferable(dt.value());
+          n->inputs().empty() || !element_type_shows_in_members(dt.key()) || !element_type_shows_in_members(dt.value());
       if (annotate) put(stmt, "annotate(" + annotation(n->output()->type()) + ", ");
       put(stmt, "{");
       for (size_t i = 0; i + 1 < n->inputs().size(); i += 2) {

@@ -50,7 +50,7 @@ void repr(std::string& out, const IValue& v, const ReprOverride& special, const 
     case K::List: {
       const auto& list = *v.to_list();
       TypePtr elem = list_element_type(list);
-      if (list.items.empty() || !elem || !element_type_inferable(elem)) {
+      if (list.items.empty() || !elem || !element_type_shows_in_members(elem)) {
         out += "annotate(" + ListType::create(elem ? elem : AnyType::get())->annotation_str(tp) + ", ";
         repr_items(out, list.items, "[", "]", special, tp);
         out += ")";
@@ -62,7 +62,7 @@ void repr(std::string& out, const IValue& v, const ReprOverride& special, const 
     case K::Dict: {
       const auto& dict = *v.to_dict();
       auto [kt, vt] = dict_types(dict);
-      const bool annotate = dict.items.empty() || !vt || !element_type_inferable(vt);
+      const bool annotate = dict.items.empty() || !vt || !element_type_shows_in_members(vt);
       if (annotate) {
         // No space after the comma: PyTorch writes `annotate(Dict[str, int],{})`.
         out += "annotate(" +
@@ -147,17 +147,6 @@ bool tensors_equal_for_constants(const Tensor& a, const Tensor& b) {
   for (size_t i = 0; i < offs_a.size(); ++i)
     if (std::memcmp(pa + offs_a[i], pb + offs_b[i], esize) != 0) return false;
   return true;
-}
-
-bool element_type_inferable(const TypePtr& t) {
-  switch (t->kind()) {
-    case TypeKind::Union:
-    case TypeKind::Optional:
-    case TypeKind::Number:
-    case TypeKind::Interface:
-    case TypeKind::Any: return false;
-    default: return true;
-  }
 }
 
 }  // namespace jitctl

@@ -24,8 +24,5 @@ bool contains_non_ascii_string(const IValue& v);
 // Same dtype, device and shape, and equal elements: when two tensor constants share one entry.
 bool tensors_equal_for_constants(const Tensor& a, const Tensor& b);
 
-// Can a reader infer a list's or dict's element type from its members? Not for Optional, Union,
-// number, Any or interfaces: those containers are written inside `annotate(...)`.
-bool element_type_inferable(const TypePtr& t);
 
 }  // namespace jitctl

@@ -14,52 +14,12 @@
 
 #include "lib/core/dtype.h"
 #include "lib/core/error.h"
+#include "lib/core/half.h"
 
 namespace jitctl {
 namespace {
 
 // --- element access -------------------------------------------------------------------------
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1f;
-  const uint32_t man = h & 0x3ff;
-  if (exp == 0) {
-    const float v = std::ldexp(static_cast<float>(man), -24);  // zero or subnormal
-    return sign ? -v : v;
-  }
-  uint32_t bits = exp == 31 ? sign | 0x7f800000u | (man << 13) : sign | ((exp - 15 + 127) << 23) | (man << 13);
-  return std::bit_cast<float>(bits);
-}
-
-uint16_t float_to_half(float f) {
-  const uint32_t bits = std::bit_cast<uint32_t>(f);
-  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
-  if (std::isnan(f)) return sign | 0x7e00;
-  const float a = std::fabs(f);
-  if (a >= 65520.0f) return sign | 0x7c00;  // rounds to infinity
-  if (a < std::ldexp(1.0f, -14)) {
-    // Subnormal: multiples of 2^-24, ties to even (nearbyint in the default rounding mode).
-    return sign | static_cast<uint16_t>(std::nearbyint(std::ldexp(a, 24)));
-  }
-  int e = 0;
-  const float m = std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
-  auto man = static_cast<uint32_t>(std::nearbyint(std::ldexp(m, 11)));  // 11 bits incl. the hidden one
-  if (man == 2048) {
-    man = 1024;
-    ++e;
-  }
-  return sign | static_cast<uint16_t>(((e - 1 + 15) << 10) | (man - 1024));
-}
-
-float bf16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
-
-uint16_t float_to_bf16(float f) {
-  uint32_t bits = std::bit_cast<uint32_t>(f);
-  if (std::isnan(f)) return static_cast<uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fff + ((bits >> 16) & 1);  // round to nearest even
-  return static_cast<uint16_t>(bits >> 16);
-}
 
 template <class T>
 T load(const uint8_t* p) {
@@ -87,7 +47,7 @@ double element_double(DType t, const uint8_t* p) {
     case DType::QInt32: return load<int32_t>(p);
     case DType::Int64: return static_cast<double>(load<int64_t>(p));
     case DType::Float16: return half_to_float(load<uint16_t>(p));
-    case DType::BFloat16: return bf16_to_float(load<uint16_t>(p));
+    case DType::BFloat16: return bfloat16_to_float(load<uint16_t>(p));
     case DType::Float32: return load<float>(p);
     case DType::Float64: return load<double>(p);
     case DType::Complex32: return half_to_float(load<uint16_t>(p));
@@ -126,7 +86,7 @@ void set_element(DType t, uint8_t* p, std::complex<double> c) {
     case DType::QInt32: store(p, static_cast<int32_t>(static_cast<int64_t>(d))); break;
     case DType::Int64: store(p, static_cast<int64_t>(d)); break;
     case DType::Float16: store(p, float_to_half(static_cast<float>(d))); break;
-    case DType::BFloat16: store(p, float_to_bf16(static_cast<float>(d))); break;
+    case DType::BFloat16: store(p, float_to_bfloat16(static_cast<float>(d))); break;
     case DType::Float32: store(p, static_cast<float>(d)); break;
     case DType::Float64: store(p, d); break;
     case DType::Complex32:

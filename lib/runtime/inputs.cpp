@@ -13,6 +13,7 @@
 #include "lib/archive/npy.h"
 #include "lib/archive/torch_save.h"
 #include "lib/core/error.h"
+#include "lib/core/half.h"
 
 namespace jitctl {
 namespace {
@@ -90,19 +91,6 @@ InputSpec parse_one_spec(const std::string& spec, const std::string& whole) {
     pos = comma + 1;
   }
   return out;
-}
-
-uint16_t float_to_half(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  const uint32_t sign = (x >> 16) & 0x8000;
-  const int32_t exp = static_cast<int32_t>((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffff;
-  if (exp <= 0) return static_cast<uint16_t>(sign);  // N(0,1) draws never need subnormals
-  if (exp >= 31) return static_cast<uint16_t>(sign | 0x7c00);
-  mant += 0x1000;  // round to nearest
-  if (mant & 0x800000) return static_cast<uint16_t>(sign | ((exp + 1) << 10));
-  return static_cast<uint16_t>(sign | (exp << 10) | (mant >> 13));
 }
 
 }  // namespace

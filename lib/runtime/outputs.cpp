@@ -11,6 +11,7 @@
 #include "lib/archive/torch_save.h"
 #include "lib/core/describe.h"
 #include "lib/core/error.h"
+#include "lib/core/half.h"
 
 namespace jitctl {
 namespace {
@@ -42,30 +43,6 @@ void for_each_leaf(const IValue& v, const std::string& path, const std::function
       return;
     default: f(path, v);
   }
-}
-
-float half_to_float(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000 | (mant << 13);
-  } else if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-    }
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 // The element at p as a double; nullopt for dtypes without an order.
