@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "lib/core/error.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/load_module.h"
 #include "lib/ir/graph_dot.h"
 #include "lib/ir/graph_json.h"
 #include "passes/inliner.h"

@@ -11,7 +11,7 @@
 #include "lib/core/error.h"
 #include "lib/frontend/importer.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/module_info.h"
+#include "lib/serialization/module_info.h"
 
 namespace jitctl::cli {
 namespace {

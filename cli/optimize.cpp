@@ -1,5 +1,5 @@
 // jitctl optimize M -o OUT [--passes a,b,c | none] [--list-passes] [--keep-training] [--force]:
-// runs graph passes (passes/pass_registry.h) on every method and function of the model, then
+// runs graph passes (passes/registry.h) on every method and function of the model, then
 // writes an archive that torch.jit.load reads. Like torch.jit.optimize_for_inference, the result
 // is for inference: modules are put in eval mode unless --keep-training. `--passes none` changes
 // nothing else.
@@ -11,9 +11,9 @@
 
 #include "cli/commands.h"
 #include "lib/core/error.h"
-#include "lib/frontend/export.h"
-#include "lib/frontend/export_passes.h"
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/export.h"
+#include "lib/serialization/module_passes.h"
+#include "lib/serialization/load_module.h"
 
 namespace jitctl::cli {
 namespace {

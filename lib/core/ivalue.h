@@ -19,7 +19,7 @@ struct TupleData;
 struct ListData;
 struct DictData;
 struct ObjectData;
-struct FutureData;  // lib/runtime/future.h: the result of prim::fork
+struct FutureData;  // lib/core/future.h: the result of prim::fork
 class ClassType;    // lib/core/types.h
 
 // A class or function named by a pickle's GLOBAL opcode, e.g. "torch._utils._rebuild_tensor_v2".

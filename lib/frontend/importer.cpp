@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "lib/core/error.h"
-#include "lib/frontend/class_outline.h"
+#include "lib/serialization/class_outline.h"
 #include "lib/frontend/parser.h"
 #include "lib/frontend/type_parser.h"
 

@@ -13,7 +13,7 @@
 #include "lib/ir/constants.h"
 #include "passes/cleanup.h"
 #include "passes/convert_to_ssa.h"
-#include "passes/immutable_ops.h"
+#include "passes/analysis/immutable_ops.h"
 
 namespace jitctl {
 namespace {

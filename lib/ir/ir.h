@@ -32,7 +32,7 @@
 
 namespace jitctl {
 
-struct FunctionSchema;  // lib/frontend/schema.h; the IR only carries a pointer to it
+struct FunctionSchema;  // lib/ops/schema.h; the IR only carries a pointer to it
 class Graph;
 class Block;
 class Node;

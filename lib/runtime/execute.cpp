@@ -5,7 +5,7 @@
 #include <deque>
 
 #include "lib/core/error.h"
-#include "lib/runtime/future.h"
+#include "lib/core/future.h"
 #include "lib/runtime/interpreter.h"
 
 namespace jitctl {

@@ -2,7 +2,7 @@
 // The dispatch loop: runs one CompiledFunction. On entry `stack` holds the arguments; on return
 // it holds the outputs (the kernels' calling convention, so a call passes its stack on).
 #include "kernels/registry.h"
-#include "lib/runtime/compiled_function.h"
+#include "lib/runtime/plan.h"
 
 namespace jitctl {
 

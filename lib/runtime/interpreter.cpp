@@ -9,9 +9,9 @@
 
 #include "lib/core/error.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/load_module.h"
-#include "lib/runtime/compiled_function.h"
-#include "lib/runtime/compiler.h"
+#include "lib/serialization/load_module.h"
+#include "lib/runtime/plan.h"
+#include "lib/runtime/lowering.h"
 #include "lib/runtime/execute.h"
 #include "passes/inliner.h"
 

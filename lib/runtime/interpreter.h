@@ -17,7 +17,7 @@
 namespace jitctl {
 
 class Runtime;
-struct CompiledFunction;  // lib/runtime/compiled_function.h
+struct CompiledFunction;  // lib/runtime/plan.h
 struct RuntimeState;
 
 // A compiled, runnable method bound to its module (or a free-standing graph). Cheap to copy.

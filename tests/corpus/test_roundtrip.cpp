@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "passes/pass_registry.h"
+#include "passes/registry.h"
 #include "tests/support/run_command.h"
 
 using Json = nlohmann::json;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/load_module.h"
 #include "passes/inliner.h"
 #include "tests/support/canonical_graph.h"
 #include "tests/support/testdata_path.h"

@@ -1,4 +1,4 @@
-// The archive writer (lib/frontend/export.h): the records torch.jit.save writes, in its order,
+// The archive writer (lib/serialization/export.h): the records torch.jit.save writes, in its order,
 // storages once and aligned, the archive's code kept byte for byte, atomic writes; and the
 // .debug_pkl writer read back through the same SourceMap that reads PyTorch's.
 #include <doctest/doctest.h>
@@ -10,9 +10,9 @@
 
 #include "lib/archive/archive.h"
 #include "lib/core/error.h"
-#include "lib/frontend/export.h"
-#include "lib/frontend/export_debug.h"
-#include "lib/frontend/export_passes.h"
+#include "lib/serialization/export.h"
+#include "lib/serialization/export_debug.h"
+#include "lib/serialization/module_passes.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/frontend/source_map.h"
 #include "tests/support/testdata_path.h"

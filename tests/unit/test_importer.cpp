@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "lib/archive/archive.h"
-#include "lib/frontend/class_outline.h"
+#include "lib/serialization/class_outline.h"
 #include "lib/frontend/importer.h"
 #include "tests/support/error_of.h"
 

@@ -17,10 +17,10 @@
 #include <sstream>
 
 #include "lib/frontend/schema_matching.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 #include "lib/ir/graph_parser.h"
 #include "lib/ir/graph_printer.h"
-#include "passes/pass_registry.h"
+#include "passes/registry.h"
 #include "tests/support/testdata_path.h"
 
 using namespace jitctl;

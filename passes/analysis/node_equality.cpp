@@ -1,4 +1,4 @@
-#include "passes/node_equality.h"
+#include "passes/analysis/node_equality.h"
 
 #include <algorithm>
 #include <cstring>

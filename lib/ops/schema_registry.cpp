@@ -1,4 +1,4 @@
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 
 namespace jitctl {
 namespace {

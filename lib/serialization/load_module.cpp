@@ -1,4 +1,4 @@
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/load_module.h"
 
 #include <fmt/format.h>
 

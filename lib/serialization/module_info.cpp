@@ -1,4 +1,4 @@
-#include "lib/frontend/module_info.h"
+#include "lib/serialization/module_info.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "lib/core/error.h"
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/load_module.h"
 
 namespace jitctl {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "lib/core/ivalue.h"
 #include "lib/core/types.h"
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/load_module.h"
 #include "lib/ir/ir.h"
 #include "lib/ir/python_printer.h"
 #include "lib/ir/source_location.h"

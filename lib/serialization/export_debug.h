@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/frontend/code_files.h"
+#include "lib/serialization/code_files.h"
 
 namespace jitctl {
 

@@ -1,4 +1,4 @@
-#include "passes/pass_registry.h"
+#include "passes/registry.h"
 
 #include <algorithm>
 #include <array>

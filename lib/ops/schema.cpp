@@ -1,7 +1,7 @@
 // The schema language of PyTorch 1.13's function_schema_parser.cpp and schema_type_parser.cpp,
 // and FunctionSchema's printer. The parser keeps what the printer needs to reproduce its input:
 // the real (written) type next to the compiler's, a fixed list size, alias sets in written order.
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "lib/frontend/class_outline.h"
+#include "lib/serialization/class_outline.h"
 
 #include <fmt/format.h>
 

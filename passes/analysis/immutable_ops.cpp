@@ -1,10 +1,10 @@
-#include "passes/immutable_ops.h"
+#include "passes/analysis/immutable_ops.h"
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 
 namespace jitctl {
 namespace {

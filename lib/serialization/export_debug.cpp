@@ -1,4 +1,4 @@
-#include "lib/frontend/export_debug.h"
+#include "lib/serialization/export_debug.h"
 
 #include <map>
 #include <memory>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lib/archive/archive.h"
-#include "lib/frontend/class_outline.h"
+#include "lib/serialization/class_outline.h"
 
 namespace jitctl {
 

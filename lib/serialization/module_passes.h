@@ -3,8 +3,8 @@
 // class its code defines, and every free function.
 #include <span>
 
-#include "lib/frontend/export.h"
-#include "passes/pass_registry.h"
+#include "lib/serialization/export.h"
+#include "passes/registry.h"
 
 namespace jitctl {
 

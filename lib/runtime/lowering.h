@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "lib/ir/ir.h"
-#include "lib/runtime/compiled_function.h"
+#include "lib/runtime/plan.h"
 
 namespace jitctl {
 

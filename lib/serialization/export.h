@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/load_module.h"
 #include "lib/ir/ir.h"
 
 namespace jitctl {
@@ -20,7 +20,7 @@ using GraphOverrides = std::map<std::pair<std::string, std::string>, std::shared
 // file's stem, as torch.jit.save names it; every storage is written once, 64-byte aligned.
 // Without overrides the code and debug records are the archive's own, byte for byte: they are
 // what PyTorch printed, so the graphs and `# file:line:col` comments load back unchanged. With
-// overrides every class and function is printed again (lib/frontend/code_files.h), the
+// overrides every class and function is printed again (lib/serialization/code_files.h), the
 // overridden graphs in place of the originals, and each printed record identical to the
 // archive's keeps the archive's debug record.
 void export_module(LoadedModule& m, const std::string& path, const GraphOverrides& overrides = {});

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 
 namespace jitctl {
 

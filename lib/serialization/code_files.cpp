@@ -1,6 +1,6 @@
 // The code PyTorch prints for a module: one method (`.code`), or every code record of an archive
 // as ScriptModuleSerializer writes them (torch/csrc/jit/serialization/export_module.cpp).
-#include "lib/frontend/code_files.h"
+#include "lib/serialization/code_files.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 
 #include "lib/core/error.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 #include "lib/ir/constants.h"
 #include "lib/ir/python_printer.h"
 

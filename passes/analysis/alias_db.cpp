@@ -1,4 +1,4 @@
-#include "passes/alias_db.h"
+#include "passes/analysis/alias_db.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 #include "lib/ir/constants.h"
 
 namespace jitctl {

@@ -1,4 +1,4 @@
-#include "lib/frontend/export_passes.h"
+#include "lib/serialization/module_passes.h"
 
 #include <unordered_set>
 

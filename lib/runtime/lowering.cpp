@@ -1,12 +1,12 @@
-#include "lib/runtime/compiler.h"
+#include "lib/runtime/lowering.h"
 
 #include <fmt/format.h>
 
 #include <unordered_map>
 
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 #include "lib/frontend/schema_matching.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 #include "lib/ir/constants.h"
 #include "lib/runtime/prim_ops.h"
 

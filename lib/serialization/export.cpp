@@ -1,4 +1,4 @@
-#include "lib/frontend/export.h"
+#include "lib/serialization/export.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include "lib/archive/pickler.h"
 #include "lib/archive/zip_writer.h"
 #include "lib/core/error.h"
-#include "lib/frontend/code_files.h"
-#include "lib/frontend/export_debug.h"
+#include "lib/serialization/code_files.h"
+#include "lib/serialization/export_debug.h"
 #include "lib/frontend/ir_emitter.h"
 
 namespace jitctl {
