@@ -14,7 +14,7 @@
 #include <unordered_map>
 
 #include "lib/core/error.h"
-#include "lib/ir/attribute_text.h"
+#include "lib/core/string_literal.h"
 
 namespace jitctl {
 
@@ -53,8 +53,6 @@ std::string AliasInfo::str() const {
 }
 
 // One quoting for schemas and graph attributes, as c10 has one printQuotedString.
-std::string quote_string(std::string_view s) { return repr_string(s); }
-
 std::string Argument::str() const {
   // Optional's `?` goes after the alias annotation (`Tensor(a)?`), the only order the parser takes.
   const auto* opt = real_type->cast<OptionalType>();
@@ -694,39 +692,10 @@ class SchemaParser {
 
   // A string literal token's contents with c10's escapes decoded.
   std::string unquote(const Token& t) {
-    std::string out;
-    const std::string_view body = t.text.substr(1, t.text.size() - 2);
-    for (size_t i = 0; i < body.size(); ++i) {
-      if (body[i] != '\\') {
-        out += body[i];
-        continue;
-      }
-      if (++i >= body.size()) fail(t, "ill-formed escape");
-      const char c = body[i];
-      switch (c) {
-        case '\\': case '\'': case '"': out += c; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'v': out += '\v'; break;
-        case '\n': break;  // a continued line
-        default:
-          if (c >= '0' && c <= '7') {
-            int v = 0, digits = 0;
-            while (digits < 3 && i < body.size() && body[i] >= '0' && body[i] <= '7') {
-              v = v * 8 + (body[i++] - '0');
-              ++digits;
-            }
-            --i;
-            out += static_cast<char>(v);
-          } else {
-            fail(t, fmt::format("ill-formed escape '\\{}'", c));
-          }
-      }
-    }
+    std::string out, error;
+    size_t at = 0;
+    if (!unescape_string(t.text.substr(1, t.text.size() - 2), EscapeRules::Printed, out, error, at))
+      fail(t, "ill-formed escape");
     return out;
   }
 

@@ -74,9 +74,4 @@ TypePtr parse_schema_type(std::string_view text, bool refined_tensors = false);
 // use; such classes have no attributes jitctl knows of.
 TypePtr custom_class_type(const std::string& qualified_name);
 
-// A string in double quotes, escaped as c10's printQuotedString (schemas, graph constants): \" \'
-// \\ \n \t ..., other bytes outside 0x20..0x7e as three octal digits -- computed on signed chars
-// as c10 does, so bytes >= 0x80 come out as PyTorch writes them ("\0)+" for 0xC3).
-std::string quote_string(std::string_view s);
-
 }  // namespace jitctl

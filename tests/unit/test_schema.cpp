@@ -7,6 +7,7 @@
 #include <string>
 
 #include "lib/core/error.h"
+#include "lib/core/string_literal.h"
 #include "lib/ops/schema.h"
 #include "lib/ops/schema_registry.h"
 #include "tests/support/error_of.h"
