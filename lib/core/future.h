@@ -1,18 +1,21 @@
 #pragma once
-// The value of a prim::fork: set once by the task that runs the forked graph on the inter-op
-// pool, read by aten::wait (which runs the task itself if no pool thread has started it, blocks
-// until the value is set, and rethrows the task's exception).
+// The value of a prim::fork (IValue::Kind::Future): set once by the task that runs the forked
+// graph, read by aten::wait, which first lets the producer finish its work (the runtime runs a
+// fork's task on the waiting thread when no inter-op thread has started it), then blocks until
+// the value is set and rethrows the task's exception.
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <mutex>
 
 #include "lib/core/ivalue.h"
-#include "lib/runtime/interop_pool.h"
 
 namespace jitctl {
 
 struct FutureData {
-  InteropFuture task;  // the task that sets the value
+  // Set by whoever makes the future: called by wait() before it blocks (for a fork, waiting for
+  // its inter-op task, which runs it here if it has not started). May be empty.
+  std::function<void()> wait_for_producer;
 
   void set_value(IValue v) {
     {
@@ -31,7 +34,7 @@ struct FutureData {
     cv_.notify_all();
   }
   IValue wait() {
-    if (task.valid()) task.wait();
+    if (wait_for_producer) wait_for_producer();
     std::unique_lock lock(m_);
     cv_.wait(lock, [&] { return done_; });
     if (error_) std::rethrow_exception(error_);

@@ -6,6 +6,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/future.h"
+#include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
 
 namespace jitctl {
@@ -251,7 +252,7 @@ void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt)
         Stack args;
         args.reserve(in.n_in);
         for (uint32_t k = 0; k < in.n_in; ++k) args.push_back(load(ops[in.in + k]));
-        fut->task = InteropPool::global().submit([fut, callee = in.callee, args = std::move(args), rt]() mutable {
+        InteropFuture task = InteropPool::global().submit([fut, callee = in.callee, args = std::move(args), rt]() mutable {
           try {
             execute_function(*callee, args, rt);
             fut->set_value(std::move(args.at(0)));
@@ -259,6 +260,7 @@ void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt)
             fut->set_error(std::current_exception());
           }
         });
+        fut->wait_for_producer = [task] { task.wait(); };
         if (ops[in.out] != kNone) regs[ops[in.out]] = IValue(std::move(fut));
         ++pc;
         break;
