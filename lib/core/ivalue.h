@@ -122,9 +122,8 @@ struct ObjectData {
   const IValue* attr(const std::string& name) const;
 };
 
-// Equality as Python's == on keys (no tensor comparison: tensors compare by identity).
-bool keys_equal(const IValue& a, const IValue& b);
-// Consistent with keys_equal: equal keys hash alike (1, 1.0 and True included).
+// The hash of a dict key, consistent with ivalues_equal (lib/core/ivalue_equality.h): equal keys
+// hash alike (1, 1.0 and True included).
 size_t key_hash(const IValue& v);
 
 }  // namespace jitctl

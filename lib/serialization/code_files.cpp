@@ -9,6 +9,7 @@
 #include <set>
 
 #include "lib/core/error.h"
+#include "lib/core/ivalue_equality.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/ops/schema_registry.h"
 #include "lib/ir/constants.h"
@@ -44,32 +45,6 @@ const FunctionSchema* schema_for(const Node& n) {
   return nullptr;
 }
 
-// c10's IValue equality as CalculateNecessaryArgs uses it: same kind and same value (1 is not
-// 1.0, nor True).
-bool same_value(const IValue& a, const IValue& b) {
-  using K = IValue::Kind;
-  if (a.kind() != b.kind()) return false;
-  switch (a.kind()) {
-    case K::None: return true;
-    case K::Bool: return a.to_bool() == b.to_bool();
-    case K::Int: return a.to_int() == b.to_int();
-    case K::Double: return a.to_double() == b.to_double();
-    case K::Complex: return a.to_complex() == b.to_complex();
-    case K::String: return a.to_string() == b.to_string();
-    case K::Device: return a.to_device() == b.to_device();
-    case K::List:
-    case K::Tuple: {
-      const auto& x = a.kind() == K::List ? a.to_list()->items : a.to_tuple()->items;
-      const auto& y = b.kind() == K::List ? b.to_list()->items : b.to_tuple()->items;
-      if (x.size() != y.size()) return false;
-      for (size_t i = 0; i < x.size(); ++i)
-        if (!same_value(x[i], y[i])) return false;
-      return true;
-    }
-    default: return a.identical(b);
-  }
-}
-
 // PyTorch's CalculateNecessaryArgs: trailing `out=` arguments, and before them the arguments a
 // call may leave out because the node passes their default value (as a constant).
 std::pair<size_t, size_t> necessary_args(const FunctionSchema& s, const Node& n) {
@@ -82,7 +57,7 @@ std::pair<size_t, size_t> necessary_args(const FunctionSchema& s, const Node& n)
     const Argument& a = args[end - 1];
     if (!a.default_value) return {end, num_out};
     auto actual = to_ivalue(n.input(end - 1));
-    if (!actual || !same_value(*a.default_value, *actual)) return {end, num_out};
+    if (!actual || !ivalues_equal_strict(*a.default_value, *actual)) return {end, num_out};
     --end;
   }
   return {0, num_out};

@@ -1,93 +1,12 @@
 #include "passes/analysis/node_equality.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 
-#include "lib/core/half.h"
+#include "lib/core/ivalue_equality.h"
 
 namespace jitctl {
 namespace {
-
-// Floating elements compare as numbers (at::equal), everything else bit for bit.
-bool elements_equal(DType dt, const char* a, const char* b) {
-  auto as = [](const char* p, auto zero) {
-    decltype(zero) v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  switch (dt) {
-    case DType::Float32: return as(a, 0.0f) == as(b, 0.0f);
-    case DType::Float64: return as(a, 0.0) == as(b, 0.0);
-    case DType::Complex64: return as(a, 0.0f) == as(b, 0.0f) && as(a + 4, 0.0f) == as(b + 4, 0.0f);
-    case DType::Complex128: return as(a, 0.0) == as(b, 0.0) && as(a + 8, 0.0) == as(b + 8, 0.0);
-    case DType::Float16: return half_to_float(as(a, uint16_t{})) == half_to_float(as(b, uint16_t{}));
-    case DType::BFloat16: return bfloat16_to_float(as(a, uint16_t{})) == bfloat16_to_float(as(b, uint16_t{}));
-    default: return std::memcmp(a, b, element_size(dt)) == 0;
-  }
-}
-
-// at::Tensor::equal after a dtype and device check. Placeholder tensors (a graph read from text
-// that printed `<Tensor>`) have no values and equal nothing.
-bool tensors_equal(const Tensor& a, const Tensor& b) {
-  if (!a.defined() || !b.defined() || !a.storage() || !b.storage()) return false;
-  if (a.dtype() != b.dtype() || !(a.device() == b.device()) || a.sizes() != b.sizes()) return false;
-  const int64_t n = a.numel();
-  if (n == 0) return true;
-  const size_t es = element_size(a.dtype());
-  const auto* pa = static_cast<const char*>(a.data());
-  const auto* pb = static_cast<const char*>(b.data());
-  std::vector<int64_t> index(a.sizes().size(), 0);
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t oa = 0, ob = 0;
-    for (size_t d = 0; d < index.size(); ++d) {
-      oa += index[d] * a.strides()[d];
-      ob += index[d] * b.strides()[d];
-    }
-    if (!elements_equal(a.dtype(), pa + oa * static_cast<int64_t>(es), pb + ob * static_cast<int64_t>(es)))
-      return false;
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < a.sizes()[d]) break;
-      index[d] = 0;
-    }
-  }
-  return true;
-}
-
-bool ivalues_equal(const IValue& a, const IValue& b);
-
-bool ivalue_lists_equal(const std::vector<IValue>& a, const std::vector<IValue>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!ivalues_equal(a[i], b[i])) return false;
-  return true;
-}
-
-// PyTorch's ivaluesEqual for constant attributes. Its dict comparison only fails on an entry
-// whose key and value both differ; that is what it does, so that is what this does.
-bool ivalues_equal(const IValue& a, const IValue& b) {
-  using K = IValue::Kind;
-  if (a.kind() != b.kind()) return false;
-  switch (a.kind()) {
-    case K::Int: return a.to_int() == b.to_int();
-    case K::Bool: return a.to_bool() == b.to_bool();
-    case K::Double: return a.to_double() == b.to_double();
-    case K::Tensor: return tensors_equal(a.to_tensor(), b.to_tensor());
-    case K::None: return true;
-    case K::String: return a.to_string() == b.to_string();
-    case K::List: return ivalue_lists_equal(a.to_list()->items, b.to_list()->items);
-    case K::Tuple: return ivalue_lists_equal(a.to_tuple()->items, b.to_tuple()->items);
-    case K::Dict: {
-      const auto& da = a.to_dict()->items;
-      const auto& db = b.to_dict()->items;
-      if (da.size() != db.size()) return false;
-      for (size_t i = 0; i < da.size(); ++i)
-        if (!ivalues_equal(da[i].first, db[i].first) && !ivalues_equal(da[i].second, db[i].second)) return false;
-      return true;
-    }
-    default: return false;
-  }
-}
 
 bool types_equal(const std::vector<TypePtr>& a, const std::vector<TypePtr>& b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const TypePtr& x, const TypePtr& y) {
@@ -113,7 +32,7 @@ bool attribute_values_equal(const AttributeValue& a, const AttributeValue& b) {
       const auto& tb = std::get<std::vector<Tensor>>(b);
       return ta.size() == tb.size() && std::equal(ta.begin(), ta.end(), tb.begin(), tensors_equal);
     }
-    case AttributeKind::ival: return ivalues_equal(std::get<IValue>(a), std::get<IValue>(b));
+    case AttributeKind::ival: return ivalues_equal_strict(std::get<IValue>(a), std::get<IValue>(b));
     case AttributeKind::ty: return *std::get<TypePtr>(a) == *std::get<TypePtr>(b);
     case AttributeKind::tys: return types_equal(std::get<std::vector<TypePtr>>(a), std::get<std::vector<TypePtr>>(b));
     case AttributeKind::g:
