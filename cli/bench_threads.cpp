@@ -8,7 +8,6 @@
 // Each of the --concurrency callers is its own thread running the same compiled method, as
 // several inference threads share one model in a server.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <barrier>
@@ -26,6 +25,7 @@
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
 #include "lib/core/error.h"
+#include "lib/core/output_file.h"
 #include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
 #include "lib/runtime/parallel_info.h"
@@ -249,24 +249,6 @@ std::string svg_plot(const std::string& model, const std::vector<Row>& rows) {
   return s;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + fmt::format(".tmp{}", ::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f.flush()) {
-      std::remove(tmp.c_str());
-      throw InvalidInput(fmt::format("{}: cannot write", path));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw InvalidInput(fmt::format("{}: cannot write: {}", path, ec.message()));
-  }
-}
-
 }  // namespace
 
 void add_bench_threads_command(CLI::App& app) {
@@ -288,6 +270,7 @@ void add_bench_threads_command(CLI::App& app) {
   cmd->add_option("--format", a.format, "text, csv or json")->check(CLI::IsMember({"text", "csv", "json"}))->capture_default_str();
   cmd->add_option("--plot", a.plot, "also write an SVG of p50 latency against intra-op threads");
   cmd->callback([] {
+    if (!a.plot.empty()) refuse_overwriting_inputs(a.plot, {a.model, a.inputs});
     init_threads(0, 0);
     std::vector<int> intra = parse_counts(a.threads, "--threads", true);
     std::vector<int> inter = parse_counts(a.interop, "--interop-threads", false);
@@ -317,7 +300,7 @@ void add_bench_threads_command(CLI::App& app) {
         fmt::print("{:>7} {:>7} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>11.1f} {:>11.3f}\n", r.intra,
                    r.inter, r.concurrency, r.p50, r.p90, r.p99, r.min, r.mean, r.throughput, r.first_call_ms);
     }
-    if (!a.plot.empty()) write_text_file(a.plot, svg_plot(a.model, rows));
+    if (!a.plot.empty()) write_file_atomically(a.plot, svg_plot(a.model, rows));
   });
 }
 

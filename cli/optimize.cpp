@@ -5,12 +5,12 @@
 // nothing else.
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "lib/core/error.h"
+#include "lib/core/output_file.h"
 #include "lib/serialization/export.h"
 #include "lib/serialization/module_passes.h"
 #include "lib/serialization/load_module.h"
@@ -42,15 +42,6 @@ std::vector<const PassInfo*> every_pass() {
   return out;
 }
 
-// Writing over the model being read (the same file, also through a symlink or a hard link) is
-// allowed only when asked for: a mistyped -o should not replace the user's only copy.
-void refuse_overwriting_input(const std::string& model, const std::string& output) {
-  std::error_code ec;
-  if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(model, output, ec))
-    throw InvalidInput(fmt::format("{}: -o {} is the input model itself; refusing to overwrite it (use --force to replace it)",
-                                   model, output));
-}
-
 }  // namespace
 
 void add_optimize_command(CLI::App& app) {
@@ -74,7 +65,8 @@ void add_optimize_command(CLI::App& app) {
     if (a.model.empty()) throw InvalidInput("optimize: no model given (jitctl optimize M -o OUT)");
     if (a.output.empty()) throw InvalidInput(fmt::format("optimize {}: -o OUT is required", a.model));
     const auto passes = a.passes.empty() ? every_pass() : parse_passes(a.passes);
-    if (!a.force) refuse_overwriting_input(a.model, a.output);
+    // A mistyped -o should not replace the user's only copy of the model.
+    if (!a.force) refuse_overwriting_inputs(a.output, {a.model}, " (use --force to replace it)");
     LoadedModule m = load_module(a.model);
     if (!a.keep_training) set_eval_mode(m);
     const GraphOverrides changed = run_passes_on_module(m, passes);

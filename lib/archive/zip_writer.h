@@ -8,7 +8,7 @@ namespace jitctl {
 
 // Writes a zip the way PyTorch does: every entry stored (not compressed) under one root folder,
 // entry data 64-byte aligned (padding goes into an extra field) so that readers can map tensors in
-// place. The file appears atomically: written to a temporary beside the target, then renamed.
+// place. The file appears atomically (lib/core/output_file.h).
 class ZipWriter {
  public:
   explicit ZipWriter(std::string root) : root_(std::move(root)) {}

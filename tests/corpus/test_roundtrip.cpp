@@ -107,6 +107,30 @@ TEST_CASE("optimize refuses to overwrite its input unless --force") {
   CHECK(trimmed(g.out) == trimmed(slurp(testdata("golden/mlp_traced/graph.txt"))));
 }
 
+TEST_CASE("run -o and bench-threads --plot refuse to write over the command's inputs") {
+  TempDir dir;
+  const fs::path model = dir.path / "m.pt", inputs = dir.path / "in.pt";
+  fs::copy_file(testdata("models/mlp_traced.pt"), model);
+  fs::copy_file(testdata("models/mlp_traced.in0.pt"), inputs);
+  const std::string model_bytes = slurp(model), input_bytes = slurp(inputs);
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           {JITCTL_BINARY, "run", model.string(), "--inputs", inputs.string(), "-o", model.string()},
+           {JITCTL_BINARY, "run", model.string(), "--inputs", inputs.string(), "-o", inputs.string()},
+           {JITCTL_BINARY, "bench-threads", model.string(), "--inputs", inputs.string(), "--iters", "1", "--plot",
+            model.string()}}) {
+    CAPTURE(argv);
+    const auto r = run_command(argv);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("refusing to overwrite") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(slurp(model) == model_bytes);
+  CHECK(slurp(inputs) == input_bytes);
+  const auto ok = run_command({JITCTL_BINARY, "run", model.string(), "--inputs", inputs.string(), "-o",
+                               (dir.path / "out.pt").string()});
+  CHECK_MESSAGE(ok.exit_code == 0, ok.err);
+}
+
 TEST_CASE("optimize usage errors exit 2 with one line") {
   TempDir dir;
   const std::string in = testdata("models/mlp_traced.pt").string(), out = (dir.path / "o.pt").string();
