@@ -1,11 +1,13 @@
-// jitctl optimize M -o OUT [--passes a,b,c | none] [--list-passes] [--keep-training] [--force]:
-// runs graph passes (passes/registry.h) on every method and function of the model, then
+// jitctl optimize M -o OUT [--passes a,b,c | none | --pipeline NAME] [--list-passes] [--keep-training]
+// [--force]: runs graph passes (passes/registry.def) on every method and function of the model, then
 // writes an archive that torch.jit.load reads. Like torch.jit.optimize_for_inference, the result
 // is for inference: modules are put in eval mode unless --keep-training. `--passes none` changes
 // nothing else.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
@@ -36,35 +38,43 @@ std::vector<const PassInfo*> parse_passes(const std::string& spec) {
   }
 }
 
-std::vector<const PassInfo*> every_pass() {
+std::vector<const PassInfo*> pipeline_passes(const std::string& name) {
+  const PipelineInfo* p = find_pipeline(name);
+  if (!p) throw InvalidInput(fmt::format("--pipeline: unknown pipeline '{}' (jitctl optimize --list-passes lists them)", name));
   std::vector<const PassInfo*> out;
-  for (const auto& p : all_passes()) out.push_back(&p);
+  for (std::string_view step : p->steps()) out.push_back(find_pass(step));
   return out;
+}
+
+void list_passes() {
+  fmt::print("passes:\n");
+  for (const auto& p : all_passes()) fmt::print("  {:<32} {}\n", p.name, p.description);
+  fmt::print("pipelines:\n");
+  for (const auto& p : all_pipelines())
+    fmt::print("  {:<32} {}\n  {:<32} = {}\n", p.name, p.description, "", fmt::join(p.steps(), ","));
 }
 
 }  // namespace
 
 void add_optimize_command(CLI::App& app) {
   struct Args {
-    std::string model, output, passes;
+    std::string model, output, passes, pipeline;
     bool list = false, force = false, keep_training = false;
   };
   static Args a;
   auto* cmd = app.add_subcommand("optimize", "Run graph passes on every method, then write the model (torch.jit.load reads it)");
   cmd->add_option("model", a.model, "TorchScript archive");
   cmd->add_option("-o,--output", a.output, "output archive (written atomically)");
-  cmd->add_option("--passes", a.passes, "comma-separated passes in order, or none (default: every pass, as --list-passes lists them)");
-  cmd->add_flag("--list-passes", a.list, "list the passes and exit");
+  auto* passes = cmd->add_option("--passes", a.passes, "comma-separated passes in order, or none (default: --pipeline optimize)");
+  cmd->add_option("--pipeline", a.pipeline, "a named pipeline of passes (--list-passes lists them)")->excludes(passes);
+  cmd->add_flag("--list-passes", a.list, "list the passes and pipelines and exit");
   cmd->add_flag("--keep-training", a.keep_training, "keep each module's training flag (default: eval mode, as for inference)");
   cmd->add_flag("--force", a.force, "allow -o to name the input model itself");
   cmd->callback([] {
-    if (a.list) {
-      for (const auto& p : all_passes()) fmt::print("{:<32} {}\n", p.name, p.description);
-      return;
-    }
+    if (a.list) return list_passes();
     if (a.model.empty()) throw InvalidInput("optimize: no model given (jitctl optimize M -o OUT)");
     if (a.output.empty()) throw InvalidInput(fmt::format("optimize {}: -o OUT is required", a.model));
-    const auto passes = a.passes.empty() ? every_pass() : parse_passes(a.passes);
+    const auto passes = a.passes.empty() ? pipeline_passes(a.pipeline.empty() ? "optimize" : a.pipeline) : parse_passes(a.passes);
     // A mistyped -o should not replace the user's only copy of the model.
     if (!a.force) refuse_overwriting_inputs(a.output, {a.model}, " (use --force to replace it)");
     LoadedModule m = load_module(a.model);

@@ -1,22 +1,46 @@
 #pragma once
-// The table of graph passes, one entry a pass, by the name `jitctl optimize --passes a,b,c` uses
-// (LLVM's PassRegistry.def in spirit). Each entry points at the pass's one entry function.
+// The graph passes and named pipelines of passes/registry.def, by name: what `jitctl optimize
+// --passes a,b,c`, `--pipeline NAME` and `--list-passes` use, and how the rest of jitctl runs a
+// pipeline (the emitter runs convert-to-ssa and cleanup, GraphFunction::optimized_graph runs
+// preoptimize). Pipelines are rows of the table, not code.
+#include <array>
+#include <cstddef>
 #include <span>
 #include <string_view>
 
 #include "lib/ir/ir.h"
+#include "passes/pass_context.h"
 
 namespace jitctl {
 
 struct PassInfo {
   std::string_view name;         // "dce"
+  std::string_view file;         // "dead_code_elimination": passes/dead_code_elimination.{h,cpp}
   std::string_view description;  // one line, for --list-passes
-  void (*run)(Graph&);
+  void (*entry)(Graph&, const PassContext&);
+
+  void run(Graph& g, const PassContext& ctx = {}) const { entry(g, ctx); }
 };
 
-// Every pass, in the order the table lists them.
+struct PipelineInfo {
+  static constexpr size_t kMaxSteps = 32;
+  std::string_view name;
+  std::string_view description;
+  std::array<std::string_view, kMaxSteps> step_names{};
+  size_t num_steps = 0;
+
+  std::span<const std::string_view> steps() const { return {step_names.data(), num_steps}; }
+};
+
+// Every pass and every pipeline, in the order of the table.
 std::span<const PassInfo> all_passes();
-// nullptr when no pass has that name.
+std::span<const PipelineInfo> all_pipelines();
+// nullptr when there is none of that name.
 const PassInfo* find_pass(std::string_view name);
+const PipelineInfo* find_pipeline(std::string_view name);
+
+// Runs the pipeline's passes in order on `g`. An unknown name is a programming error
+// (std::logic_error): user-given names are looked up with find_pipeline first.
+void run_pipeline(std::string_view name, Graph& g, const PassContext& ctx = {});
 
 }  // namespace jitctl

@@ -7,6 +7,8 @@
 #include <optional>
 
 #include "lib/core/error.h"
+#include "lib/frontend/graph_function.h"
+#include "lib/frontend/ir_emitter.h"
 #include "lib/serialization/class_outline.h"
 #include "lib/frontend/parser.h"
 #include "lib/frontend/type_parser.h"
@@ -94,6 +96,7 @@ bool is_name(const Expr& e, std::string_view s) { return e.kind == ExprKind::Nam
 
 std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
   auto cu = std::make_shared<CompilationUnit>();
+  cu->origin_ = archive.path();
   for (const auto& record : archive.list("code/")) {
     if (record.size() <= 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
     auto f = std::make_unique<CodeFile>();
@@ -157,6 +160,22 @@ const CompilationUnit::Function* CompilationUnit::find_method(std::string_view c
 const CompilationUnit::Function* CompilationUnit::find_function(std::string_view qualified_name) {
   auto it = functions_.find(qualified_name);
   return it == functions_.end() || it->second.owner ? nullptr : &it->second;
+}
+
+GraphFunction* CompilationUnit::graph_function(const std::string& owner, const std::string& method) {
+  const auto key = std::make_pair(owner, method);
+  if (auto it = graph_functions_.find(key); it != graph_functions_.end()) return it->second.get();
+  const Function* fn = method.empty() ? find_function(owner) : find_method(owner, method);
+  if (!fn) {
+    if (method.empty())
+      throw InvalidInput(fmt::format("{}: a call to function {}, which the archive does not define", origin_, owner));
+    if (find_class(owner)) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", origin_, owner, method));
+    return nullptr;  // a class the code does not define: a torch.classes C++ class
+  }
+  auto made = std::make_unique<GraphFunction>(
+      fn->qualified_name, [this, fn] { return compile_function(*this, *fn); },
+      [this](const std::string& o, const std::string& m) { return graph_function(o, m); });
+  return graph_functions_.emplace(key, std::move(made)).first->second.get();
 }
 
 TypePtr CompilationUnit::type_of(const Expr& e, const CodeFile& file) {

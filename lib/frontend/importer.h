@@ -21,6 +21,8 @@ namespace jitctl {
 // bools, inf/nan, negative numbers, tuples and lists of those); nullopt for anything else.
 std::optional<IValue> literal_value(const Expr& e);
 
+class GraphFunction;  // lib/frontend/graph_function.h
+
 class CompilationUnit {
  public:
   struct CodeFile {
@@ -52,6 +54,11 @@ class CompilationUnit {
   // A method of a class or interface.
   const Function* find_method(std::string_view class_name, std::string_view method);
   const Function* find_function(std::string_view qualified_name);
+  // The graphs of the method `method` of class `owner`, or (method "") of the free function
+  // `owner`, made on first use and shared by every user (lib/frontend/graph_function.h); nullptr
+  // for a class the code does not define (a C++ class: its calls stay calls). Throws InvalidInput
+  // naming the archive when the code defines the class but not the method, or no such function.
+  GraphFunction* graph_function(const std::string& owner, const std::string& method);
   const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }
   // constants.pkl: what code refers to as CONSTANTS.c0, CONSTANTS.c1, ...
   const std::vector<IValue>& constants() const { return constants_; }
@@ -74,6 +81,8 @@ class CompilationUnit {
   std::set<std::string, std::less<>> defining_;  // being defined now: a cycle through them is an error
   std::vector<std::shared_ptr<ClassType>> classes_;
   std::vector<std::shared_ptr<InterfaceType>> interfaces_;
+  std::string origin_;  // the archive, for messages
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<GraphFunction>> graph_functions_;
 };
 
 }  // namespace jitctl

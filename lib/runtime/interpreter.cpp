@@ -8,12 +8,12 @@
 #include <unordered_set>
 
 #include "lib/core/error.h"
+#include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/serialization/load_module.h"
 #include "lib/runtime/plan.h"
 #include "lib/runtime/lowering.h"
 #include "lib/runtime/execute.h"
-#include "passes/inliner.h"
 
 namespace jitctl {
 
@@ -23,43 +23,22 @@ struct RuntimeState final : CalleeResolver {
   LoadedModule module;
   std::recursive_mutex mu;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<CompiledFunction>> compiled;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Graph>> graphs;
   std::vector<std::unique_ptr<CompiledFunction>> subgraphs;
   std::vector<std::string> missing_list;
   std::set<std::string> missing_seen;
   std::vector<std::shared_ptr<ObjectData>> objects;  // every object of the module tree
 
-  // The graph of a method or function as compile_function makes it (nullptr for a class the
-  // archive's code does not define: a torch.classes C++ class).
-  std::shared_ptr<Graph> graph_of(const std::string& owner, const std::string& method) {
-    auto key = std::make_pair(owner, method);
-    if (auto it = graphs.find(key); it != graphs.end()) return it->second;
-    if (!module.cu) throw Unsupported("calls of methods and functions in a graph compiled without its module");
-    auto& cu = *module.cu;
-    const CompilationUnit::Function* fn = method.empty() ? cu.find_function(owner) : cu.find_method(owner, method);
-    std::shared_ptr<Graph> g;
-    if (fn) {
-      g = compile_function(cu, *fn);
-    } else if (method.empty() || cu.find_class(owner)) {
-      throw InvalidInput(method.empty() ? fmt::format("{}: a call to function {}, which the archive does not define",
-                                                      module.archive->path(), owner)
-                                        : fmt::format("{}: class {} has no method '{}'", module.archive->path(), owner,
-                                                      method));
-    }
-    graphs.emplace(std::move(key), g);
-    return g;
-  }
-
   const CompiledFunction* compile(const std::string& owner, const std::string& method) {
     std::lock_guard lock(mu);
     auto key = std::make_pair(owner, method);
     if (auto it = compiled.find(key); it != compiled.end()) return it->second.get();
-    auto g = graph_of(owner, method);
-    if (!g) {
+    if (!module.cu) throw Unsupported("calls of methods and functions in a graph compiled without its module");
+    GraphFunction* fn = module.cu->graph_function(owner, method);
+    if (!fn) {
       missing(fmt::format("{}.{} (a method of a C++ class)", owner, method));
       return nullptr;
     }
-    auto opt = optimized_graph(*g, [this](const std::string& o, const std::string& m) { return graph_of(o, m); });
+    const std::shared_ptr<Graph>& opt = fn->optimized_graph();
     auto cf = std::make_unique<CompiledFunction>();
     cf->name = method.empty() ? owner : owner + "." + method;
     CompiledFunction* raw = cf.get();

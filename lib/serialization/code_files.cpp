@@ -10,6 +10,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/ivalue_equality.h"
+#include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/ops/schema_registry.h"
 #include "lib/ir/constants.h"
@@ -262,17 +263,18 @@ CodeFiles print_code_files(LoadedModule& m, const GraphProvider& graphs) {
   return p.finish(m.cu->find_type(m.class_name));
 }
 
+std::shared_ptr<Graph> code_graph(LoadedModule& m, const std::string& name, const std::string& method) {
+  GraphFunction* fn = (method.empty() ? m.cu->find_function(name) : m.cu->find_method(name, method))
+                          ? m.cu->graph_function(name, method)
+                          : nullptr;
+  if (!fn)
+    throw InvalidInput(fmt::format("{}: {}{}{} is not defined by the archive's code", m.archive->path(), name,
+                                   method.empty() ? "" : ".", method));
+  return fn->graph();
+}
+
 CodeFiles print_code_files(LoadedModule& m) {
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Graph>> compiled;
-  return print_code_files(m, [&](const std::string& name, const std::string& method) -> std::shared_ptr<Graph> {
-    auto& g = compiled[{name, method}];
-    if (g) return g;
-    const auto* fn = method.empty() ? m.cu->find_function(name) : m.cu->find_method(name, method);
-    if (!fn)
-      throw InvalidInput(fmt::format("{}: {}{}{} is not defined by the archive's code", m.archive->path(), name,
-                                     method.empty() ? "" : ".", method));
-    return g = compile_function(*m.cu, *fn);
-  });
+  return print_code_files(m, [&m](const std::string& name, const std::string& method) { return code_graph(m, name, method); });
 }
 
 CodeFiles print_code_files(const std::shared_ptr<ClassType>& root, const GraphProvider& graphs) {
@@ -286,7 +288,7 @@ CodeFiles print_code_files(const std::shared_ptr<ClassType>& root, const GraphPr
 std::string print_method_code(LoadedModule& m, const std::string& method) {
   const auto* fn = m.cu->find_method(m.class_name, method);
   if (!fn) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", m.archive->path(), m.class_name, method));
-  auto graph = compile_function(*m.cu, *fn);
+  const std::shared_ptr<Graph>& graph = m.cu->graph_function(m.class_name, method)->graph();
   std::vector<IValue> constants;
   PythonPrinter::Hooks hooks;
   hooks.call_arguments = operator_call_arguments;

@@ -55,6 +55,11 @@ CodeFiles print_code_files(LoadedModule& m, const GraphProvider& graphs);
 // The same with every graph compiled from the archive's own code.
 CodeFiles print_code_files(LoadedModule& m);
 
+// The graph of a method of class `name`, or (method "") of the free function `name`, compiled from
+// the archive's code (shared: see lib/frontend/graph_function.h). Throws InvalidInput when the
+// code does not define it.
+std::shared_ptr<Graph> code_graph(LoadedModule& m, const std::string& name, const std::string& method);
+
 // Without the module: classes met through `root`'s attribute types instead of data.pkl's objects,
 // and signatures from the classes' method types, which do not record default values (so none
 // print). Prefer the overload above.

@@ -54,16 +54,9 @@ void add_original_code(ZipWriter& zip, const Archive& a) {
 // Code printed again, with `overrides` for the graphs they replace; returns the tensor constants
 // the printed code refers to.
 std::vector<IValue> add_printed_code(ZipWriter& zip, LoadedModule& m, const GraphOverrides& overrides) {
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Graph>> compiled;
   auto graphs = [&](const std::string& name, const std::string& method) -> std::shared_ptr<Graph> {
-    const auto key = std::make_pair(name, method);
-    if (auto it = overrides.find(key); it != overrides.end()) return it->second;
-    if (auto it = compiled.find(key); it != compiled.end()) return it->second;
-    const CompilationUnit::Function* fn = method.empty() ? m.cu->find_function(name) : m.cu->find_method(name, method);
-    if (!fn)
-      throw InvalidInput(fmt::format("{}: {}{}{} is not defined by the archive's code", m.archive->path(), name,
-                                     method.empty() ? "" : ".", method));
-    return compiled[key] = compile_function(*m.cu, *fn);
+    if (auto it = overrides.find(std::make_pair(name, method)); it != overrides.end()) return it->second;
+    return code_graph(m, name, method);
   };
   CodeFiles printed = print_code_files(m, graphs);
   const Archive& a = *m.archive;

@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
 
 namespace jitctl {
@@ -9,9 +10,13 @@ namespace {
 
 void run_on(LoadedModule& m, const CompilationUnit::Function& fn, const std::pair<std::string, std::string>& key,
             std::span<const PassInfo* const> passes, GraphOverrides& changed) {
+  // The passes change the graph, so it is compiled afresh rather than taken from the shared
+  // GraphFunction; `inline` gets the callees' shared optimized graphs.
   auto g = compile_function(*m.cu, fn);
+  PassContext ctx;
+  ctx.callees = m.cu->graph_function(key.first, key.second)->callee_graphs();
   const std::string before = g->str();
-  for (const PassInfo* p : passes) p->run(*g);
+  for (const PassInfo* p : passes) p->run(*g, ctx);
   if (g->str() != before) changed.emplace(key, std::move(g));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Running graph passes over a whole loaded module, for `jitctl optimize`: every method of every
-// class its code defines, and every free function.
+// Passes over a whole loaded module, for `jitctl optimize`: graph passes run on every method of
+// every class its code defines and on every free function, and passes on the module itself
+// (eval mode; module-level passes such as freezing belong here, beside the module they change).
 #include <span>
 
 #include "lib/serialization/export.h"

@@ -139,6 +139,7 @@ TEST_CASE("optimize usage errors exit 2 with one line") {
            {JITCTL_BINARY, "optimize", "-o", out, "--passes", "none"},            // no model
            {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "no-such-pass"},
            {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "dce,,dce"},
+           {JITCTL_BINARY, "optimize", in, "-o", out, "--pipeline", "no-such-pipeline"},
            {JITCTL_BINARY, "optimize", (dir.path / "absent.pt").string(), "-o", out, "--passes", "none"}}) {
     CAPTURE(argv);
     const auto r = run_command(argv);
@@ -164,9 +165,17 @@ TEST_CASE("optimize writes atomically: a failed write leaves no file behind") {
   CHECK_FALSE(fs::exists(dir.path / "no"));
 }
 
-TEST_CASE("optimize --list-passes lists every registered pass") {
+TEST_CASE("optimize --list-passes lists every registered pass, and every pipeline with its steps") {
   const auto r = run_command({JITCTL_BINARY, "optimize", "--list-passes"});
   REQUIRE(r.exit_code == 0);
-  for (const auto& p : jitctl::all_passes()) CHECK(r.out.find(std::string(p.name)) != std::string::npos);
-  CHECK(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == jitctl::all_passes().size());
+  for (const auto& p : jitctl::all_passes()) CHECK(r.out.find("  " + std::string(p.name) + " ") != std::string::npos);
+  for (const auto& p : jitctl::all_pipelines()) {
+    CAPTURE(p.name);
+    CHECK(r.out.find("  " + std::string(p.name) + " ") != std::string::npos);
+    std::string steps;
+    for (std::string_view s : p.steps()) steps += (steps.empty() ? "" : ",") + std::string(s);
+    CHECK(r.out.find("= " + steps + "\n") != std::string::npos);
+  }
+  CHECK(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) ==
+        2 + jitctl::all_passes().size() + 2 * jitctl::all_pipelines().size());
 }
