@@ -9,7 +9,6 @@
 #include "lib/core/error.h"
 #include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/serialization/class_outline.h"
 #include "lib/frontend/parser.h"
 #include "lib/frontend/type_parser.h"
 
@@ -94,40 +93,21 @@ bool is_name(const Expr& e, std::string_view s) { return e.kind == ExprKind::Nam
 
 }  // namespace
 
-std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
-  auto cu = std::make_shared<CompilationUnit>();
-  cu->origin_ = archive.path();
-  for (const auto& record : archive.list("code/")) {
-    if (record.size() <= 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
-    auto f = std::make_unique<CodeFile>();
-    f->record = record;
-    f->where = archive.where(record);
-    f->qualifier = qualifier_of_record(record);
-    f->text = archive.read(record);
-    ParseOptions po;
-    po.file = f->where;
-    f->ast = parse_source(f->text, po);
-    if (archive.has(record + ".debug_pkl")) f->map = SourceMap::read(archive.read(record + ".debug_pkl"), archive.where(record + ".debug_pkl"));
-    for (const auto& s : f->ast.body) {
-      if (s->kind == StmtKind::Class) {
-        const std::string name = f->qualifier + "." + s->cls->name;
-        if (!cu->definitions_.emplace(name, Definition{s->cls.get(), f.get()}).second)
-          fail_at(*f, s->range, fmt::format("class {} is defined twice", name));
-      } else if (s->kind == StmtKind::Def) {
-        const std::string name = f->qualifier + "." + s->def->name;
-        if (!cu->functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr, nullptr}).second)
-          fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
-      }
+CompilationUnit::CompilationUnit(std::string origin) : origin_(std::move(origin)) {}
+
+void CompilationUnit::add_file(std::unique_ptr<CodeFile> f) {
+  for (const auto& s : f->ast.body) {
+    if (s->kind == StmtKind::Class) {
+      const std::string name = f->qualifier + "." + s->cls->name;
+      if (!definitions_.emplace(name, Definition{s->cls.get(), f.get()}).second)
+        fail_at(*f, s->range, fmt::format("class {} is defined twice", name));
+    } else if (s->kind == StmtKind::Def) {
+      const std::string name = f->qualifier + "." + s->def->name;
+      if (!functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr, nullptr}).second)
+        fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
     }
-    cu->files_.push_back(std::move(f));
   }
-  if (archive.has("constants.pkl")) {
-    const IValue c = archive.load_pickle("constants.pkl", "constants/", true);
-    if (!c.is(IValue::Kind::Tuple))
-      throw InvalidInput(fmt::format("{}: holds a {}, not a tuple", archive.where("constants.pkl"), kind_name(c.kind())));
-    cu->constants_ = c.to_tuple()->items;
-  }
-  return cu;
+  files_.push_back(std::move(f));
 }
 
 CompilationUnit::~CompilationUnit() {

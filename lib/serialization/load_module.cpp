@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.h"
+#include "lib/serialization/import_code.h"
 
 namespace jitctl {
 
@@ -24,7 +25,7 @@ LoadedModule load_module(const std::string& path) {
   LoadedModule m;
   m.archive = Archive::open(path);
   m.format_version = check_torchscript_layout(*m.archive);
-  m.cu = CompilationUnit::import(*m.archive);
+  m.cu = import_code(*m.archive);
   m.root = m.archive->load_pickle("data.pkl", "data/", true);
   if (!m.root.is_object())
     throw InvalidInput(fmt::format("{}: holds a {}, not a module object", m.archive->where("data.pkl"), kind_name(m.root.kind())));

@@ -14,7 +14,7 @@
 #include "lib/serialization/export_debug.h"
 #include "lib/serialization/module_passes.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/source_map.h"
+#include "lib/serialization/read_source_map.h"
 #include "tests/support/testdata_path.h"
 
 using namespace jitctl;
@@ -50,7 +50,7 @@ TEST_CASE("debug_pkl_for reads back as the same file:line:col through SourceMap"
       {20, 35, {"model.py", 13, 0}},
       {50, 60, {"/usr/lib/python3/torch/nn/functional.py", 2450, 11}},
   };
-  const SourceMap map = SourceMap::read(debug_pkl_for(ranges), "test.debug_pkl");
+  const SourceMap map = read_source_map(debug_pkl_for(ranges), "test.debug_pkl");
   CHECK(map.location_for(10)->str() == "model.py:12:4");
   CHECK(map.location_for(19)->str() == "model.py:12:4");
   CHECK(map.location_for(20)->str() == "model.py:13:0");
@@ -63,7 +63,7 @@ TEST_CASE("debug_pkl_for reads back as the same file:line:col through SourceMap"
 }
 
 TEST_CASE("debug_pkl_for without ranges is one record of no source") {
-  const SourceMap map = SourceMap::read(debug_pkl_for({}), "empty.debug_pkl");
+  const SourceMap map = read_source_map(debug_pkl_for({}), "empty.debug_pkl");
   CHECK(map.size() == 1);
   CHECK(map.location_for(0)->str() == ":0:0");
 }
