@@ -114,7 +114,7 @@ bool value_is(const IValue& v, const TypePtr& t) {
 
 }  // namespace
 
-void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt) {
+void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
   using namespace operand;
   if (stack.size() != f.input_registers.size())
     throw InvalidInput(fmt::format("{}: expected {} argument(s), got {}", f.name, f.input_registers.size(), stack.size()));
@@ -239,7 +239,7 @@ void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt)
         ++pc;
         break;
       case OpCode::CallInterface: {
-        const CompiledFunction* callee =
+        const Plan* callee =
             runtime_interface_method(rt, *ref(ops[in.in]).to_object(), f.extras[in.extra].name);
         push_inputs(in);
         execute_function(*callee, stack, rt);

@@ -13,9 +13,9 @@
 namespace jitctl {
 namespace {
 
-class Compiler {
+class Lowering {
  public:
-  Compiler(CalleeResolver& r, CompiledFunction& f) : r_(r), f_(f) {}
+  Lowering(CalleeResolver& r, Plan& f) : r_(r), f_(f) {}
 
   void run(const Graph& g) {
     for (Value* v : g.inputs()) f_.input_registers.push_back(def(v));
@@ -232,7 +232,7 @@ class Compiler {
       case prim::CallMethod: {
         const std::string& name = n->s(attr::name);
         if (auto cls = class_of(n->input(0))) {
-          const CompiledFunction* callee = r_.method(cls, name);
+          const Plan* callee = r_.method(cls, name);
           emit(OpCode::Call, n->inputs(), n->outputs()).callee = callee;
         } else {
           r_.interface_call(name);
@@ -243,13 +243,13 @@ class Compiler {
       }
       case prim::CallFunction: {
         const auto& fn_type = n->input(0)->type()->expect<FunctionType>();
-        const CompiledFunction* callee = r_.function(fn_type.qualified_name());
+        const Plan* callee = r_.function(fn_type.qualified_name());
         std::vector<Value*> args(n->inputs().begin() + 1, n->inputs().end());
         emit(OpCode::Call, args, n->outputs()).callee = callee;
         return;
       }
       case prim::fork: {
-        const CompiledFunction* callee = r_.subgraph(n->g(attr::Subgraph), f_.name + ".fork");
+        const Plan* callee = r_.subgraph(n->g(attr::Subgraph), f_.name + ".fork");
         emit(OpCode::Fork, n->inputs(), n->outputs()).callee = callee;
         return;
       }
@@ -280,7 +280,7 @@ class Compiler {
     auto cls = class_of(n->input(0));
     if (!cls) throw Unsupported(fmt::format("`with` on a value of type {}", n->input(0)->type()->str()));
     const bool enter = n->kind() == prim::Enter;
-    const CompiledFunction* callee = r_.method(cls, enter ? "__enter__" : "__exit__");
+    const Plan* callee = r_.method(cls, enter ? "__enter__" : "__exit__");
     Instr in{.op = OpCode::Call, .callee = callee};
     in.in = static_cast<uint32_t>(f_.operands.size());
     use(n->input(0));
@@ -309,7 +309,7 @@ class Compiler {
   }
 
   CalleeResolver& r_;
-  CompiledFunction& f_;
+  Plan& f_;
   std::unordered_map<const Value*, uint32_t> reg_of_;
   std::unordered_map<const Value*, uint32_t> const_of_;
   std::vector<uint32_t> def_loop_;  // per register: the loop it was defined in (0: none)
@@ -320,8 +320,8 @@ class Compiler {
 
 }  // namespace
 
-void compile_graph_into(const Graph& g, CalleeResolver& resolver, CompiledFunction& out) {
-  Compiler(resolver, out).run(g);
+void lower_graph(const Graph& g, CalleeResolver& resolver, Plan& out) {
+  Lowering(resolver, out).run(g);
 }
 
 }  // namespace jitctl

@@ -1,5 +1,5 @@
 #pragma once
-// A graph compiled for the interpreter: a flat instruction list over numbered registers.
+// A graph lowered for the interpreter (a plan): a flat instruction list over numbered registers.
 // Control flow is lowered to jumps; every operand says whether the instruction may move the value
 // out of its register (its last use) or must copy it; kernels are function pointers.
 #include <cstdint>
@@ -13,12 +13,12 @@
 
 namespace jitctl {
 
-struct CompiledFunction;
+struct Plan;
 
 // Operands are packed into one word: the index, then two flag bits.
 namespace operand {
 inline constexpr uint32_t kMove = 1;   // last use: the value may be moved out of its register
-inline constexpr uint32_t kConst = 2;  // an index into CompiledFunction::constants, not a register
+inline constexpr uint32_t kConst = 2;  // an index into Plan::constants, not a register
 inline constexpr uint32_t kNone = 0xffffffffu;  // an output nobody reads
 inline uint32_t reg(uint32_t r, bool move) { return (r << 2) | (move ? kMove : 0); }
 inline uint32_t constant(uint32_t c) { return (c << 2) | kConst; }
@@ -43,18 +43,18 @@ enum class OpCode : uint8_t {
   CreateObject,  // a new object of class `type`
   Isinstance,    // outputs[0] = inputs[0] is one of `types`
   Raise,         // raise inputs[0] (message), inputs[1] (Python class name)
-  Missing,       // an operator without a kernel (only in graphs compiled for tests): throws
+  Missing,       // an operator without a kernel (only in graphs planned for tests): throws
 };
 
 struct Instr {
   OpCode op = OpCode::Kernel;
-  uint32_t in = 0, n_in = 0;    // operands: CompiledFunction::operands[in .. in + n_in)
-  uint32_t out = 0, n_out = 0;  // output registers: CompiledFunction::operands[out .. out + n_out)
+  uint32_t in = 0, n_in = 0;    // operands: Plan::operands[in .. in + n_in)
+  uint32_t out = 0, n_out = 0;  // output registers: Plan::operands[out .. out + n_out)
   KernelFn kernel = nullptr;
   uint32_t a = 0, b = 0, c = 0;
   uint32_t target = 0;  // jump target
-  const CompiledFunction* callee = nullptr;
-  uint32_t extra = 0;  // index into CompiledFunction::extras (names, types)
+  const Plan* callee = nullptr;
+  uint32_t extra = 0;  // index into Plan::extras (names, types)
 };
 
 // Data an instruction needs beyond registers: a method name, the types of an isinstance, a class.
@@ -64,7 +64,7 @@ struct InstrExtra {
   std::shared_ptr<ClassType> cls{};
 };
 
-struct CompiledFunction {
+struct Plan {
   std::string name;  // "__torch__.Net.forward", for messages
   std::vector<Instr> code;
   std::vector<uint32_t> operands;
