@@ -1,7 +1,6 @@
 #include "lib/archive/npy.h"
 
 #include <fmt/format.h>
-#include <zip.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +10,7 @@
 
 #include "lib/archive/mapped_file.h"
 #include "lib/archive/zip_reader.h"
+#include "lib/archive/zip_writer.h"
 #include "lib/core/error.h"
 #include "lib/core/output_file.h"
 
@@ -337,32 +337,9 @@ std::vector<std::pair<std::string, Tensor>> load_npz(const std::string& path) {
 }
 
 void save_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays) {
-  std::vector<std::string> members;
-  members.reserve(arrays.size());
-  for (const auto& [name, t] : arrays) members.push_back(npy_bytes(t));
-  write_file_atomically(path, [&](const std::string& tmp) {
-    int err = 0;
-    zip_t* z = zip_open(tmp.c_str(), ZIP_TRUNCATE, &err);
-    if (!z) throw InvalidInput(fmt::format("{}: cannot write zip (libzip error {})", path, err));
-    auto fail = [&](const std::string& what) {
-      const std::string msg = fmt::format("{}: {}: {}", path, what, zip_strerror(z));
-      zip_discard(z);
-      throw InvalidInput(msg);
-    };
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      const std::string name = arrays[i].first + ".npy";
-      zip_source_t* src = zip_source_buffer(z, members[i].data(), members[i].size(), 0);
-      if (!src) fail(name);
-      const zip_int64_t idx = zip_file_add(z, name.c_str(), src, ZIP_FL_ENC_UTF_8);
-      if (idx < 0) {
-        zip_source_free(src);
-        fail(name);
-      }
-      if (zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0) != 0) fail(name);
-      zip_file_set_mtime(z, static_cast<zip_uint64_t>(idx), 315532800, 0);  // reproducible: 1980-01-01
-    }
-    if (zip_close(z) != 0) fail("writing");
-  });
+  ZipWriter zip{ZipWriter::Plain{}};
+  for (const auto& [name, t] : arrays) zip.add(name + ".npy", npy_bytes(t));
+  zip.write(path);
 }
 
 }  // namespace jitctl

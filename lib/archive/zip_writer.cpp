@@ -25,7 +25,7 @@ void ZipWriter::add(const std::string& record, std::string bytes) {
 }
 
 void ZipWriter::add(const std::string& record, const void* data, size_t size, std::shared_ptr<const void> keep) {
-  items_.push_back({root_ + "/" + record, data, size, std::move(keep)});
+  items_.push_back({aligned_ ? root_ + "/" + record : record, data, size, std::move(keep)});
 }
 
 void ZipWriter::write(const std::string& path) const {
@@ -49,6 +49,7 @@ void ZipWriter::write(const std::string& path) const {
       }
       if (zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0) != 0) fail(it.name);
       zip_file_set_mtime(z, static_cast<zip_uint64_t>(idx), 315532800, 0);  // reproducible bytes: 1980-01-01
+      if (!aligned_) continue;
       // Pad the local header's extra field so the data starts on a 64-byte boundary.
       const uint64_t header = offset + kLocalHeaderBytes + it.name.size();
       uint64_t pad = (kAlign - (header + 4) % kAlign) % kAlign;
