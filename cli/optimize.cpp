@@ -32,6 +32,10 @@ std::vector<const PassInfo*> parse_passes(const std::string& spec) {
     if (!p)
       throw InvalidInput(name.empty() ? fmt::format("--passes '{}': an empty pass name", spec)
                                       : fmt::format("--passes: unknown pass '{}' (jitctl optimize --list-passes lists them)", name));
+    if (p->emitter_only)
+      throw InvalidInput(fmt::format("--passes: '{}' works only on the compiler's output before SSA conversion, not on a "
+                                     "module's graphs",
+                                     name));
     out.push_back(p);
     if (comma == std::string::npos) return out;
     start = comma + 1;
@@ -41,6 +45,10 @@ std::vector<const PassInfo*> parse_passes(const std::string& spec) {
 std::vector<const PassInfo*> pipeline_passes(const std::string& name) {
   const PipelineInfo* p = find_pipeline(name);
   if (!p) throw InvalidInput(fmt::format("--pipeline: unknown pipeline '{}' (jitctl optimize --list-passes lists them)", name));
+  if (p->emitter_only())
+    throw InvalidInput(fmt::format("--pipeline: '{}' works only on the compiler's output before SSA conversion, not on a "
+                                   "module's graphs",
+                                   name));
   std::vector<const PassInfo*> out;
   for (std::string_view step : p->steps()) out.push_back(find_pass(step));
   return out;
@@ -48,10 +56,14 @@ std::vector<const PassInfo*> pipeline_passes(const std::string& name) {
 
 void list_passes() {
   fmt::print("passes:\n");
-  for (const auto& p : all_passes()) fmt::print("  {:<32} {}\n", p.name, p.description);
+  // `*`: for the compiler's output before SSA conversion only; --passes and --pipeline refuse it.
+  auto mark = [](bool emitter_only) { return emitter_only ? " *" : ""; };
+  for (const auto& p : all_passes()) fmt::print("  {:<32} {}{}\n", p.name, p.description, mark(p.emitter_only));
   fmt::print("pipelines:\n");
   for (const auto& p : all_pipelines())
-    fmt::print("  {:<32} {}\n  {:<32} = {}\n", p.name, p.description, "", fmt::join(p.steps(), ","));
+    fmt::print("  {:<32} {}{}\n  {:<32} = {}\n", p.name, p.description, mark(p.emitter_only()), "",
+               fmt::join(p.steps(), ","));
+  fmt::print("(*: runs only on the compiler's output before SSA conversion, not on a module's graphs)\n");
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ constexpr PipelineInfo pipeline(std::string_view name, std::string_view descript
 }
 
 constexpr std::array kPasses = {
-#define JITCTL_PASS(name, file, entry, description) PassInfo{name, #file, description, &adapt<&entry>},
+#define JITCTL_PASS(name, file, entry, description) PassInfo{name, #file, description, &adapt<&entry>, false},
+#define JITCTL_EMITTER_PASS(name, file, entry, description) PassInfo{name, #file, description, &adapt<&entry>, true},
 #include "passes/registry.def"
 };
 
@@ -92,6 +93,12 @@ const PassInfo* find_pass(std::string_view name) {
 const PipelineInfo* find_pipeline(std::string_view name) {
   auto it = std::find_if(kPipelines.begin(), kPipelines.end(), [&](const PipelineInfo& p) { return p.name == name; });
   return it == kPipelines.end() ? nullptr : &*it;
+}
+
+bool PipelineInfo::emitter_only() const {
+  for (std::string_view step : steps())
+    if (find_pass(step)->emitter_only) return true;
+  return false;
 }
 
 void run_pipeline(std::string_view name, Graph& g, const PassContext& ctx) {

@@ -18,6 +18,9 @@ struct PassInfo {
   std::string_view file;         // "dead_code_elimination": passes/dead_code_elimination.{h,cpp}
   std::string_view description;  // one line, for --list-passes
   void (*entry)(Graph&, const PassContext&);
+  // Works only on the emitter's output before SSA conversion (JITCTL_EMITTER_PASS), not on the
+  // graphs of a loaded module.
+  bool emitter_only = false;
 
   void run(Graph& g, const PassContext& ctx = {}) const { entry(g, ctx); }
 };
@@ -30,6 +33,8 @@ struct PipelineInfo {
   size_t num_steps = 0;
 
   std::span<const std::string_view> steps() const { return {step_names.data(), num_steps}; }
+  // Has a step that works only on the emitter's output.
+  bool emitter_only() const;
 };
 
 // Every pass and every pipeline, in the order of the table.

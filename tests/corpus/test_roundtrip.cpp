@@ -140,6 +140,8 @@ TEST_CASE("optimize usage errors exit 2 with one line") {
            {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "no-such-pass"},
            {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "dce,,dce"},
            {JITCTL_BINARY, "optimize", in, "-o", out, "--pipeline", "no-such-pipeline"},
+           {JITCTL_BINARY, "optimize", in, "-o", out, "--pipeline", "convert-to-ssa"},   // the compiler's own
+           {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "dce,inline-loop-condition"},
            {JITCTL_BINARY, "optimize", (dir.path / "absent.pt").string(), "-o", out, "--passes", "none"}}) {
     CAPTURE(argv);
     const auto r = run_command(argv);
@@ -177,5 +179,5 @@ TEST_CASE("optimize --list-passes lists every registered pass, and every pipelin
     CHECK(r.out.find("= " + steps + "\n") != std::string::npos);
   }
   CHECK(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) ==
-        2 + jitctl::all_passes().size() + 2 * jitctl::all_pipelines().size());
+        3 + jitctl::all_passes().size() + 2 * jitctl::all_pipelines().size());
 }

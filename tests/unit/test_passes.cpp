@@ -149,6 +149,15 @@ TEST_CASE("passes: the table of passes and pipelines") {
                                                             "canonicalize-outputs", "constant-propagation-immutable",
                                                             "peephole"});
   CHECK_THROWS_AS(run_pipeline("no-such-pipeline", *std::make_shared<Graph>()), std::logic_error);
+  // The SSA steps need the emitter's Load/Store form; nothing else does.
+  for (const PassInfo& p : all_passes()) {
+    CAPTURE(p.name);
+    const auto ssa = steps("convert-to-ssa");
+    CHECK(p.emitter_only == (std::find(ssa.begin(), ssa.end(), p.name) != ssa.end()));
+  }
+  CHECK(find_pipeline("convert-to-ssa")->emitter_only());
+  CHECK_FALSE(find_pipeline("cleanup")->emitter_only());
+  CHECK_FALSE(find_pipeline("optimize")->emitter_only());
 }
 
 TEST_CASE("passes: every pass file of passes/ has one row in the table, and every row names a file") {
