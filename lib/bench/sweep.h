@@ -1,0 +1,83 @@
+#pragma once
+// The sweep of `jitctl bench-threads`: every setting measured over several rounds, interleaved so
+// that slow drift of the machine (other load, clocks, caches) does not favour the settings that
+// happen to come first:
+//   round 1 runs every setting in order, round 2 in reverse, ... with the last round in order
+//   (so rows finish in the order they are listed); each setting warms up again in every round
+//   (switching thread counts changes the OpenMP teams and what is in the caches).
+// A row's latencies pool all its rounds; its spread is how much the per-round p50 (and
+// throughput) moved between rounds, the noise the recommendation is judged against
+// (lib/bench/recommend.h).
+//
+// --max-seconds: before each round of a setting the sweep estimates its time (round 1: from the
+// slowest call seen so far; later rounds: from that setting's own round 1) and skips what does not
+// fit; a later round runs only when all of it fits, so measured rows keep equal rounds; a call
+// never starts after the deadline. Skipped settings stay in the result with the reason.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lib/bench/measure.h"
+#include "lib/bench/statistics.h"
+
+namespace jitctl {
+
+struct SweepOptions {
+  int warmup = 3;            // untimed calls per caller per round (at least the first call)
+  int iters = 20;            // timed calls per caller, split over the rounds
+  int rounds = 3;            // at most iters; 1 disables interleaving
+  double max_seconds = 0;    // budget for the whole sweep; 0: none
+  // What one call is expected to take before anything was measured (seconds), for the first
+  // setting's budget estimate; 0: unknown (the first setting always runs).
+  double first_call_estimate_s = 0;
+};
+
+struct BenchRow {
+  BenchSetting setting;
+  bool measured = false;
+  std::string skipped;             // why not measured ("" when measured)
+  int rounds = 0;                  // rounds measured
+  bool cut_short = false;          // the deadline stopped a round early
+  size_t timed_calls = 0;          // over all callers and rounds
+  double first_call_ms = 0;        // round 1's first call after the setting took effect
+  LatencySummary latency_ms;       // over every timed call of every round
+  double throughput_per_s = 0;     // timed calls / timed wall time, all rounds
+  std::vector<double> round_p50_ms, round_throughput_per_s;
+  double p50_spread_pct = 0, throughput_spread_pct = 0;  // statistics.h spread_pct
+  int64_t peak_memory_bytes = -1;  // the largest of its rounds
+  double seconds = 0;              // time spent on it, warm-up included
+};
+
+// Where the sweep is, for a progress line.
+struct SweepProgress {
+  size_t unit = 0, units = 0;  // (setting, round) pairs done so far / planned
+  int round = 1, rounds = 1;
+  BenchSetting setting;        // about to be measured
+  double elapsed_s = 0, budget_s = 0;
+};
+
+struct SweepEvents {
+  std::function<void(const SweepProgress&)> progress;                // before each unit of work
+  std::function<void(size_t index, const BenchRow& row)> row_final;  // rows in order, each once, as soon as final
+};
+
+struct SweepResult {
+  std::vector<BenchRow> rows;  // one per setting, in the order given
+  int rounds_planned = 1, rounds_run = 0;
+  std::string stopped;         // why fewer rounds ran than planned ("" when all did)
+  double seconds = 0;
+};
+
+SweepResult run_sweep(const std::vector<BenchSetting>& settings, const CallFn& call, const SweepOptions& options,
+                      const SweepEvents& events = {});
+
+// The settings in the order rows are listed: every inter-op count, then every concurrency, then
+// every intra-op count (so a plot line -- one concurrency -- is a run of consecutive rows).
+std::vector<BenchSetting> all_settings(const std::vector<int>& intra, const std::vector<int>& inter,
+                                       const std::vector<int>& concurrency);
+
+// `--threads sweep`: 1, 2, 4, ... below `cores`, `cores` itself, and one step past it (the next
+// power of two above it): 1,2,4 for 2 cores; 1,2,4,6,8 for 6; 1,2,4,8,16 for 8.
+std::vector<int> sweep_thread_counts(int cores);
+
+}  // namespace jitctl
