@@ -31,7 +31,11 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-std::string num(double v) { return fmt::format("{:.4g}", v); }
+// Tick and point labels: plain digits up to a million (10000, not 1e+04), 4 significant digits.
+std::string num(double v) {
+  if (std::fabs(v) >= 1000 && std::fabs(v) < 1e6) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
 
 // A value axis: linear from 0 with 1-2-5 steps, or decades when the values span more than 20x.
 struct Axis {
@@ -236,8 +240,8 @@ void check_plot_target(const std::string& path, const std::vector<std::string>& 
   const std::string ext = fs::path(path).extension().string();
   std::string lower;
   for (char c : ext) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (lower != ".svg") throw InvalidInput(fmt::format("--plot {}: the plot is an SVG file; name it F.svg", path));
   refuse_overwriting_inputs(path, inputs);
+  if (lower != ".svg") throw InvalidInput(fmt::format("--plot {}: the plot is an SVG file; name it F.svg", path));
   std::error_code ec;
   const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec))
