@@ -37,14 +37,20 @@ RoundResult measure_round(const CallFn& call, const BenchSetting& setting, int w
   // the first caller's start to the last one's end, gives the throughput; the callers stamp it
   // themselves (a separate timing thread could wake late on a busy machine and miss the work).
   std::barrier warmed(static_cast<std::ptrdiff_t>(n));
+  // A call (after the first) does not start when, taking as long as the caller's previous one,
+  // it would end after the deadline.
+  std::vector<BenchClock::duration> last(n);
+  auto fits = [&](size_t c) { return BenchClock::now() + last[c] <= deadline; };
   auto warm = [&](size_t c) {
     try {
-      const auto t0 = BenchClock::now();
+      auto t0 = BenchClock::now();
       call(c);
-      first[c] = ms_between(t0, BenchClock::now());
-      for (int i = 1; i < warmup; ++i) {
-        if (BenchClock::now() >= deadline) break;
+      last[c] = BenchClock::now() - t0;
+      first[c] = std::chrono::duration<double, std::milli>(last[c]).count();
+      for (int i = 1; i < warmup && fits(c); ++i) {
+        t0 = BenchClock::now();
         call(c);
+        last[c] = BenchClock::now() - t0;
       }
     } catch (...) {
       errors[c] = std::current_exception();
@@ -56,13 +62,14 @@ RoundResult measure_round(const CallFn& call, const BenchSetting& setting, int w
       try {
         lat[c].reserve(static_cast<size_t>(iters));
         for (int i = 0; i < iters; ++i) {
-          const auto t0 = BenchClock::now();
-          if (t0 >= deadline) {
+          if (!fits(c)) {
             cut.store(true);
             break;
           }
+          const auto t0 = BenchClock::now();
           call(c);
-          lat[c].push_back(ms_between(t0, BenchClock::now()));
+          last[c] = BenchClock::now() - t0;
+          lat[c].push_back(std::chrono::duration<double, std::milli>(last[c]).count());
         }
       } catch (...) {
         errors[c] = std::current_exception();

@@ -72,57 +72,84 @@ SweepResult run_sweep(const std::vector<BenchSetting>& settings, const CallFn& c
   };
   auto left_s = [&] { return seconds_between(BenchClock::now(), deadline); };
 
-  // Wall time of one call per caller, the slowest seen: what round-1 estimates go by.
+  // Wall time of one call per caller, the slowest seen: what round-1 estimates go by; later
+  // rounds go by the setting's own round 1.
   double slowest_call_s = opt.first_call_estimate_s;
+  std::vector<double> own_call_s(n, 0);
+  // Cheapest first: fewest threads x callers (then the listed order). The settings most likely to
+  // be recommended are measured before the oversubscribed ones, which are the slowest and the
+  // likeliest to exhaust a budget.
+  std::vector<size_t> cost_order(n);
+  std::iota(cost_order.begin(), cost_order.end(), size_t{0});
+  std::stable_sort(cost_order.begin(), cost_order.end(), [&](size_t a, size_t b) {
+    return settings[a].intra_op_threads * settings[a].concurrency < settings[b].intra_op_threads * settings[b].concurrency;
+  });
   size_t unit = 0;
   const size_t units = n * static_cast<size_t>(rounds);
   for (int r = 0; r < rounds; ++r) {
+    size_t in_play = 0;  // settings this round measures
+    for (size_t i = 0; i < n; ++i)
+      if (r == 0 || res.rows[i].measured) ++in_play;
+    if (in_play == 0) break;
     if (r > 0) {
       double estimate = 0;
-      bool any = false;
       for (size_t i = 0; i < n; ++i)
-        if (res.rows[i].measured) {
-          estimate += round1_seconds[i];
-          any = true;
-        }
-      if (!any) break;
+        if (res.rows[i].measured) estimate += round1_seconds[i];
       if (budgeted && estimate * 1.1 > left_s()) {
         res.stopped = fmt::format("round {} of {} would take about {:.1f} s and {:.1f} s of --max-seconds {:g} were left",
                                   r + 1, rounds, estimate, std::max(0.0, left_s()), opt.max_seconds);
         break;
       }
     }
-    // The last round runs in the listed order, the ones before alternate.
-    const bool forward = (rounds - 1 - r) % 2 == 0;
-    std::vector<size_t> order(n);
-    std::iota(order.begin(), order.end(), size_t{0});
-    if (!forward) std::reverse(order.begin(), order.end());
+    // Rounds alternate direction, the last one forward, so that drift does not favour a position.
+    std::vector<size_t> order = cost_order;
+    if ((rounds - 1 - r) % 2 != 0) std::reverse(order.begin(), order.end());
     bool ran = false;
+    size_t done_this_round = 0;
     for (size_t i : order) {
       BenchRow& row = res.rows[i];
       if (r > 0 && !row.measured) continue;
       const int it = iters_in(r);
-      const double estimate = slowest_call_s * (warm_calls + it);
-      if (r == 0 && budgeted && (left_s() <= 0 || estimate > left_s())) {
-        row.skipped = left_s() <= 0 ? fmt::format("not started: --max-seconds {:g} used up", opt.max_seconds)
-                                    : fmt::format("not started: would take about {:.1f} s, {:.1f} s of --max-seconds {:g} left",
-                                                  estimate, left_s(), opt.max_seconds);
-        ++unit;
-        finish(i);
-        continue;
+      // With a budget each unit gets at most twice its fair share of what is left, so that one
+      // pathological setting (one call taking seconds) cannot starve the rest: its round stops
+      // early and says so.
+      auto unit_deadline = deadline;
+      double share = 0;
+      if (budgeted) {
+        const double call_s = r == 0 ? slowest_call_s : own_call_s[i];
+        if (left_s() <= 0 || call_s > left_s()) {
+          if (r > 0) break;  // rows keep the rounds they have
+          row.skipped = left_s() <= 0 ? fmt::format("not started: --max-seconds {:g} used up", opt.max_seconds)
+                                      : fmt::format("not started: one call may take {:.1f} s, {:.1f} s of --max-seconds {:g} left",
+                                                    call_s, left_s(), opt.max_seconds);
+          ++unit;
+          ++done_this_round;
+          finish(i);
+          continue;
+        }
+        const size_t units_left = (in_play - done_this_round) + static_cast<size_t>(rounds - r - 1) * in_play;
+        // ... but never less than the first call and one timed call need.
+        share = std::max(2.0 * left_s() / static_cast<double>(std::max<size_t>(1, units_left)), 2.5 * call_s);
+        unit_deadline = std::min(deadline, BenchClock::now() + std::chrono::duration_cast<BenchClock::duration>(
+                                                                   std::chrono::duration<double>(share)));
       }
-      if (r > 0 && budgeted && left_s() <= 0) break;  // rows keep the rounds they have
       if (events.progress)
         events.progress({unit, units, r + 1, rounds, row.setting, seconds_between(start, BenchClock::now()), opt.max_seconds});
       ++unit;
-      const RoundResult rr = measure_round(call, row.setting, opt.warmup, it, deadline);
+      ++done_this_round;
+      const RoundResult rr = measure_round(call, row.setting, opt.warmup, it, unit_deadline);
       ran = true;
       row.seconds += rr.seconds;
-      slowest_call_s = std::max(slowest_call_s, rr.seconds / (warm_calls + it));
+      const size_t calls_made = rr.latencies_ms.size() / static_cast<size_t>(std::max(1, row.setting.concurrency)) + 1;
+      const double per_call = std::max(rr.first_call_ms / 1000.0, rr.seconds / static_cast<double>(calls_made));
+      slowest_call_s = std::max(slowest_call_s, per_call);
+      if (r == 0) own_call_s[i] = per_call;
       if (rr.cut_short) row.cut_short = true;
       if (rr.latencies_ms.empty()) {
         if (r == 0) {
-          row.skipped = fmt::format("cut off by --max-seconds {:g} before its first timed call", opt.max_seconds);
+          row.skipped = fmt::format("cut off by --max-seconds {:g}: its first call alone took {:.1f} ms of a {:.1f} s share",
+                                    opt.max_seconds, rr.first_call_ms, share);
+          row.first_call_ms = rr.first_call_ms;
           finish(i);
         }
         continue;

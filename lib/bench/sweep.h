@@ -2,17 +2,24 @@
 // The sweep of `jitctl bench-threads`: every setting measured over several rounds, interleaved so
 // that slow drift of the machine (other load, clocks, caches) does not favour the settings that
 // happen to come first:
-//   round 1 runs every setting in order, round 2 in reverse, ... with the last round in order
-//   (so rows finish in the order they are listed); each setting warms up again in every round
-//   (switching thread counts changes the OpenMP teams and what is in the caches).
+//   settings are visited cheapest first (fewest intra-op threads x callers, then as listed), so
+//   the settings likeliest to be recommended are measured before the oversubscribed ones; round 1
+//   runs them in that order, the rounds before the last alternate direction and the last one runs
+//   forward; each setting warms up again in every round (switching thread counts changes the
+//   OpenMP teams and what is in the caches).
 // A row's latencies pool all its rounds; its spread is how much the per-round p50 (and
 // throughput) moved between rounds, the noise the recommendation is judged against
-// (lib/bench/recommend.h).
+// (lib/bench/recommend.h). Rows are reported in the listed order, each as soon as it and every
+// row before it are final.
 //
-// --max-seconds: before each round of a setting the sweep estimates its time (round 1: from the
-// slowest call seen so far; later rounds: from that setting's own round 1) and skips what does not
-// fit; a later round runs only when all of it fits, so measured rows keep equal rounds; a call
-// never starts after the deadline. Skipped settings stay in the result with the reason.
+// --max-seconds: a setting's round does not start when one call (the slowest seen so far; later
+// rounds: the setting's own) would not fit in what is left; a round after the first runs only
+// when all of it is expected to fit (from round 1's times), so measured rows keep equal rounds;
+// and each round of a setting gets at most twice its fair share of the time left (left / units
+// still planned, but enough for two calls), so that a pathological setting -- one call taking seconds -- is cut short (and
+// flagged) instead of starving the others. Within a round no call starts that would end past the
+// round's deadline (measure_round); the first call of a setting never measured before is the one
+// thing that can overrun. Skipped settings stay in the result with the reason.
 #include <functional>
 #include <string>
 #include <vector>

@@ -89,7 +89,10 @@ std::string sweep_plot_svg(const PlotLabels& labels, const std::vector<BenchRow>
   bool several_inter = false;
   size_t skipped = 0;
   for (const auto& r : rows) {
-    if (!r.measured) {
+    // A setting cut off after its first call still tells something: drawn as a cross at that
+    // call's time in the latency panel.
+    const bool first_only = !r.measured && r.first_call_ms > 0;
+    if (!r.measured && !first_only) {
       ++skipped;
       continue;
     }
@@ -145,14 +148,15 @@ std::string sweep_plot_svg(const PlotLabels& labels, const std::vector<BenchRow>
       {"throughput", "throughput, all callers (calls/s)", [](const BenchRow& r) { return r.throughput_per_s; }, rec.throughput,
        "best throughput"}};
 
+  size_t first_only_drawn = 0;
   for (int k = 0; k < 2; ++k) {
     const Panel& p = panels[k];
     const Measure& m = measures[k];
     double lo = 0, hi = 0;
     bool first = true;
     for (const auto& r : rows)
-      if (r.measured) {
-        const double v = m.value(r);
+      if (r.measured || (k == 0 && r.first_call_ms > 0)) {
+        const double v = r.measured ? m.value(r) : r.first_call_ms;
         lo = first ? v : std::min(lo, v);
         hi = first ? v : std::max(hi, v);
         first = false;
@@ -192,6 +196,17 @@ std::string sweep_plot_svg(const PlotLabels& labels, const std::vector<BenchRow>
       std::string poly;
       for (const BenchRow* r : pts) poly += fmt::format("{:.1f},{:.1f} ", x_of(p, r->setting.intra_op_threads), y_of(m.value(*r)));
       s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", poly, color);
+      if (k == 0)
+        for (const auto& r : rows) {
+          if (r.measured || r.first_call_ms <= 0 || std::make_pair(r.setting.inter_op_threads, r.setting.concurrency) != series[j])
+            continue;
+          const double x = x_of(p, r.setting.intra_op_threads), y = y_of(r.first_call_ms);
+          s += fmt::format("<path d=\"M{:.1f},{:.1f} l10,10 m0,-10 l-10,10\" stroke=\"{}\" stroke-width=\"2.5\"><title>{}</title></path>\n",
+                           x - 5, y - 5, color,
+                           xml_escape(fmt::format("{} threads, {} caller(s): cut off after its first call, {} ms",
+                                                  r.setting.intra_op_threads, r.setting.concurrency, num(r.first_call_ms))));
+          ++first_only_drawn;
+        }
       for (const BenchRow* r : pts) {
         const bool over = oversubscribes(r->setting, labels.cores);
         s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4.5\" fill=\"{}\" stroke=\"{}\" stroke-width=\"2\"><title>{}</title></circle>\n",
@@ -213,7 +228,7 @@ std::string sweep_plot_svg(const PlotLabels& labels, const std::vector<BenchRow>
   }
   // Legend.
   double lx = 80;
-  const double ly = H - 30;
+  double ly = H - 42;
   for (size_t j = 0; j < series.size(); ++j) {
     const char* color = kColors[j % (sizeof kColors / sizeof *kColors)];
     const std::string label = fmt::format("{} caller{}{}", series[j].second, series[j].second == 1 ? "" : "s",
@@ -224,6 +239,8 @@ std::string sweep_plot_svg(const PlotLabels& labels, const std::vector<BenchRow>
                      lx, ly, lx + 28, color, lx + 14, lx + 34, ly + 4, xml_escape(label));
     lx += 60 + 7.0 * static_cast<double>(label.size());
   }
+  lx = 80;  // markers on a second line
+  ly = H - 16;
   s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"4.5\" fill=\"white\" stroke=\"#555\" stroke-width=\"2\"/>"
                    "<text x=\"{}\" y=\"{}\">threads x callers &gt; {} cores</text>\n",
                    lx + 14, ly, lx + 26, ly + 4, labels.cores);
@@ -231,6 +248,12 @@ std::string sweep_plot_svg(const PlotLabels& labels, const std::vector<BenchRow>
   s += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"10\" fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>"
                    "<text x=\"{}\" y=\"{}\">recommended</text>\n",
                    lx + 14, ly, lx + 30, ly + 4);
+  if (first_only_drawn) {
+    lx += 140;
+    s += fmt::format("<path d=\"M{:.1f},{:.1f} l10,10 m0,-10 l-10,10\" stroke=\"#555\" stroke-width=\"2.5\"/>"
+                     "<text x=\"{}\" y=\"{}\">first call only (cut off by --max-seconds)</text>\n",
+                     lx + 9, ly - 5, lx + 26, ly + 4);
+  }
   s += "</svg>\n";
   return s;
 }
