@@ -164,6 +164,7 @@ void add_bench_threads_command(CLI::App& app) {
       if (a.format == "text" && !res.stopped.empty())
         fmt::print("stopped after {} of {} rounds: {}\n", res.rounds_run, res.rounds_planned, res.stopped);
       if (std::string w = oversubscription_warning(res.rows, cores); !w.empty()) fmt::print(stderr, "{}\n", w);
+      if (std::string w = load_warning(load_average_1min(), cores); !w.empty()) fmt::print(stderr, "{}\n", w);
       if (!a.plot.empty())
         write_file_atomically(a.plot, sweep_plot_svg({fmt::format("--op {} --size {}", a.op, a.size), machine_info().cpu, cores},
                                                      res.rows, recommend(res.rows)));
@@ -201,14 +202,17 @@ void add_bench_threads_command(CLI::App& app) {
     rep.cores = cores;
     rep.own_instances_because = callers.own_instances_because;
     rep.cold_first_call_ms = cold_ms;
+    rep.load_before = load_average_1min();
     rep.sweep = run_sweep(all_settings(intra, inter, conc), [&](size_t c) { callers.call(c); }, opt, events);
     progress.clear();
+    rep.load_after = load_average_1min();
     rep.recommendation = recommend(rep.sweep.rows);
 
-    if (a.format == "json") fmt::print("{}\n", report_json(rep).dump(1));
+    const nlohmann::ordered_json report = report_json(rep);
+    if (a.format == "json") fmt::print("{}\n", report.dump(1));
     if (a.format == "text") fmt::print("{}", text_summary(rep));
     std::fflush(stdout);
-    if (std::string w = oversubscription_warning(rep.sweep.rows, cores); !w.empty()) fmt::print(stderr, "{}\n", w);
+    for (const auto& w : report.at("warnings")) fmt::print(stderr, "{}\n", w.get<std::string>());
     if (!a.plot.empty())
       write_file_atomically(a.plot, sweep_plot_svg({a.model, machine_info().cpu, cores}, rep.sweep.rows, rep.recommendation));
   });

@@ -207,6 +207,12 @@ const MachineInfo& machine_info() {
 
 int usable_cores() { return machine_info().available_cpus; }
 
+double load_average_1min() {
+  std::ifstream f("/proc/loadavg");
+  double v = -1;
+  return (f >> v) ? v : -1;
+}
+
 double fma_peak_gflops_per_core() {
   static const double peak = measure_peak();
   return peak;

@@ -39,6 +39,11 @@ const MachineInfo& machine_info();
 // "Cores" for oversubscription and `--threads sweep`: the hardware threads this process may use.
 int usable_cores();
 
+// The 1-minute load average (/proc/loadavg), read now; -1 where unknown. Above the usable cores,
+// other processes compete for them and settings with more threads suffer most (an OpenMP team
+// waits for its slowest thread), so bench reports say so.
+double load_average_1min();
+
 // Measured fp32 peak of one core in GFLOP/s: independent fused multiply-adds in `isa` for about
 // 30 ms on the calling thread, best of three (measured once per process, then cached). A machine
 // peak for t threads is this times min(t, physical cores).

@@ -24,13 +24,22 @@ std::string environment_summary(const MachineInfo& m) {
   return s;
 }
 
+// 4 significant digits, plain up to a million: 0.09537, 62.29, 10092.
+std::string plain(double v) {
+  if (std::fabs(v) >= 1000 && std::fabs(v) < 1e6) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
 std::string pick_text(const char* what, const Pick& p, const std::vector<BenchRow>& rows, const char* unit, bool latency) {
   const BenchRow& best = rows[p.row];
-  std::string s = fmt::format("recommended for {}: {}: {}{:.4g} {}", what, setting_label(best.setting),
-                              latency ? "p50 " : "", p.value, unit);
+  std::string s = fmt::format("recommended for {}: {}: {}{} {}", what, setting_label(best.setting), latency ? "p50 " : "",
+                              plain(p.value), unit);
   if (!p.runner_up) return s + " (the only measured setting)\n";
-  s += fmt::format(", {:.1f}% {} than {} ({:.4g} {}); ", p.margin_pct, latency ? "lower" : "higher",
-                   setting_label(rows[*p.runner_up].setting), p.runner_up_value, unit);
+  // Past a doubling a ratio reads better than a percentage.
+  const double ratio = latency ? p.runner_up_value / p.value : p.value / p.runner_up_value;
+  const std::string margin = ratio >= 2 ? fmt::format("{:.3g}x {}", ratio, latency ? "faster" : "higher")
+                                        : fmt::format("{:.1f}% {}", p.margin_pct, latency ? "lower" : "higher");
+  s += fmt::format(", {} than {} ({} {}); ", margin, setting_label(rows[*p.runner_up].setting), plain(p.runner_up_value), unit);
   const int rounds = std::min(best.rounds, rows[*p.runner_up].rounds);
   if (rounds < 3)
     s += fmt::format("noise not judged: {} round{} (3 needed)", rounds, rounds == 1 ? "" : "s");
@@ -104,8 +113,19 @@ std::string text_row(const BenchRow& r, int cores) {
                      r.p50_spread_pct, r.peak_memory_bytes >= 0 ? fmt::format("{:.1f}", mib(r.peak_memory_bytes)) : "-", note);
 }
 
+std::string load_warning(double load, int cores) {
+  if (load <= cores) return "";
+  return fmt::format("warning: the load average ({:.1f}) exceeds the {} usable core{}: other processes compete for them, and "
+                     "settings with more threads suffer most (a team waits for its slowest thread); measure on a quiet "
+                     "machine before trusting the comparison",
+                     load, cores, cores == 1 ? "" : "s");
+}
+
 std::string text_summary(const BenchReport& rep) {
   std::string s;
+  if (rep.load_before >= 0)
+    s += fmt::format("load average (1 min): {:.2f} before, {:.2f} after, on {} usable core{}\n", rep.load_before, rep.load_after,
+                     rep.cores, rep.cores == 1 ? "" : "s");
   const auto& rows = rep.sweep.rows;
   if (!rep.sweep.stopped.empty())
     s += fmt::format("stopped after {} of {} rounds: {}\n", rep.sweep.rounds_run, rep.sweep.rounds_planned, rep.sweep.stopped);
@@ -163,6 +183,7 @@ nlohmann::ordered_json report_json(const BenchReport& rep) {
   j["own_instances_because"] = rep.own_instances_because.empty() ? nlohmann::ordered_json(nullptr)
                                                                  : nlohmann::ordered_json(rep.own_instances_because);
   j["cold_first_call_ms"] = round4(rep.cold_first_call_ms);
+  j["load_average"] = {{"before", rep.load_before}, {"after", rep.load_after}};
   j["peak_memory_per_setting"] = peak_memory_is_per_setting();
   j["rows"] = nlohmann::ordered_json::array();
   for (const auto& r : rep.sweep.rows) {
@@ -198,6 +219,7 @@ nlohmann::ordered_json report_json(const BenchReport& rep) {
   j["oversubscribed_rows"] = oversubscribed_rows(rep.sweep.rows, rep.cores);
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
   if (std::string w = oversubscription_warning(rep.sweep.rows, rep.cores); !w.empty()) warnings.push_back(w);
+  if (std::string w = load_warning(std::max(rep.load_before, rep.load_after), rep.cores); !w.empty()) warnings.push_back(w);
   j["warnings"] = warnings;
   return j;
 }

@@ -17,6 +17,7 @@ namespace jitctl {
 
 struct BenchReport {
   std::string model, method;
+  double load_before = -1, load_after = -1;  // load_average_1min() around the sweep
   SweepOptions options;
   int cores = 1;                     // usable_cores() when measured
   std::string own_instances_because; // Callers::own_instances_because
@@ -45,5 +46,8 @@ std::string csv_row(const BenchRow& row, int cores);
 std::string oversubscription_warning(const std::vector<BenchRow>& rows, int cores);
 
 nlohmann::ordered_json report_json(const BenchReport& report);
+
+// "warning: the load average (17.3) exceeds the 2 usable cores: ..." when `load` > `cores`, else "".
+std::string load_warning(double load, int cores);
 
 }  // namespace jitctl
