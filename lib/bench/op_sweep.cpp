@@ -100,9 +100,10 @@ std::string op_text_row(const OpRow& o, int cores) {
   const BenchRow& r = *o.row;
   if (!r.measured)
     return fmt::format("{:>7} {:>7}  skipped: {}\n", r.setting.intra_op_threads, r.setting.concurrency, r.skipped);
-  return fmt::format("{:>7} {:>7} {:>10.3f} {:>10.3f} {:>10.1f} {:>10.1f} {:>11.1f} {:>7.1f}% {:>7.1f}%{}\n",
+  const std::string spread = r.rounds >= 2 ? fmt::format("{:.1f}%", r.p50_spread_pct) : "-";
+  return fmt::format("{:>7} {:>7} {:>10.3f} {:>10.3f} {:>10.1f} {:>10.1f} {:>11.1f} {:>7.1f}% {:>8}{}\n",
                      r.setting.intra_op_threads, r.setting.concurrency, r.latency_ms.p50, r.latency_ms.min, o.gflops,
-                     o.gflops_best, o.peak_gflops, o.pct_of_peak, r.p50_spread_pct,
+                     o.gflops_best, o.peak_gflops, o.pct_of_peak, spread,
                      r.setting.intra_op_threads * r.setting.concurrency > cores ? "  ! more threads than cores" : "");
 }
 

@@ -107,10 +107,10 @@ std::string text_row(const BenchRow& r, int cores) {
   std::string note;
   if (oversubscribes(st, cores)) note += fmt::format("  ! {} threads on {} cores", st.intra_op_threads * st.concurrency, cores);
   if (r.cut_short) note += "  (cut short by --max-seconds)";
-  return fmt::format("{:>6} {:>6} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.1f} {:>10.3f} {:>7.1f}% {:>9}{}\n",
+  const std::string spread = r.rounds >= 2 ? fmt::format("{:.1f}%", r.p50_spread_pct) : "-";  // one round: no spread
+  return fmt::format("{:>6} {:>6} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.1f} {:>10.3f} {:>8} {:>9}{}\n",
                      st.intra_op_threads, st.inter_op_threads, st.concurrency, r.latency_ms.p50, r.latency_ms.p90,
-                     r.latency_ms.p99, r.latency_ms.min, r.latency_ms.mean, r.throughput_per_s, r.first_call_ms,
-                     r.p50_spread_pct, r.peak_memory_bytes >= 0 ? fmt::format("{:.1f}", mib(r.peak_memory_bytes)) : "-", note);
+                     r.latency_ms.p99, r.latency_ms.min, r.latency_ms.mean, r.throughput_per_s, r.first_call_ms, spread, r.peak_memory_bytes >= 0 ? fmt::format("{:.1f}", mib(r.peak_memory_bytes)) : "-", note);
 }
 
 std::string load_warning(double load, int cores) {
@@ -147,10 +147,12 @@ std::string csv_row(const BenchRow& r, int cores) {
   const BenchSetting& st = r.setting;
   const bool over = oversubscribes(st, cores);
   if (!r.measured) return fmt::format("{},{},{},,,,,,,,0,0,,,,{},skipped\n", st.intra_op_threads, st.inter_op_threads, st.concurrency, over ? 1 : 0);
-  return fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f},{},{},{:.2f},{:.2f},{},{},{}\n", st.intra_op_threads,
+  const bool spread = r.rounds >= 2;
+  return fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f},{},{},{},{},{},{},{}\n", st.intra_op_threads,
                      st.inter_op_threads, st.concurrency, r.latency_ms.p50, r.latency_ms.p90, r.latency_ms.p99, r.latency_ms.min,
-                     r.latency_ms.mean, r.throughput_per_s, r.first_call_ms, r.rounds, r.timed_calls, r.p50_spread_pct,
-                     r.throughput_spread_pct, r.peak_memory_bytes >= 0 ? fmt::format("{:.1f}", mib(r.peak_memory_bytes)) : "",
+                     r.latency_ms.mean, r.throughput_per_s, r.first_call_ms, r.rounds, r.timed_calls,
+                     spread ? fmt::format("{:.2f}", r.p50_spread_pct) : "",
+                     spread ? fmt::format("{:.2f}", r.throughput_spread_pct) : "", r.peak_memory_bytes >= 0 ? fmt::format("{:.1f}", mib(r.peak_memory_bytes)) : "",
                      over ? 1 : 0, r.cut_short ? "cut_short" : "measured");
 }
 
@@ -203,7 +205,8 @@ nlohmann::ordered_json report_json(const BenchReport& rep) {
     for (double v : r.round_throughput_per_s) tps.push_back(round4(v));
     row["round_p50_ms"] = p50s;
     row["round_throughput_per_s"] = tps;
-    row["spread_pct"] = {{"p50", num_or_null(r.p50_spread_pct)}, {"throughput", num_or_null(r.throughput_spread_pct)}};
+    auto spread = [&](double v) { return r.rounds >= 2 ? nlohmann::ordered_json(round4(v)) : nlohmann::ordered_json(nullptr); };
+    row["spread_pct"] = {{"p50", spread(r.p50_spread_pct)}, {"throughput", spread(r.throughput_spread_pct)}};
     row["peak_memory_mib"] = r.peak_memory_bytes >= 0 ? nlohmann::ordered_json(round4(mib(r.peak_memory_bytes)))
                                                       : nlohmann::ordered_json(nullptr);
     row["threads_total"] = r.setting.intra_op_threads * r.setting.concurrency;

@@ -182,8 +182,8 @@ std::string sweep_plot_svg(const PlotLabels& labels, const std::vector<BenchRow>
       const double x = x_of(p, labels.cores);
       s += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#888\" stroke-dasharray=\"5,4\"/>\n", x,
                        p.y0, p.y0 + p.h);
-      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#666\" font-size=\"11\">{} cores</text>\n", x + 4, p.y0 + 14,
-                       labels.cores);
+      s += fmt::format("<text x=\"{:.1f}\" y=\"{}\" fill=\"#666\" font-size=\"11\">{} cores</text>\n", x + 4, p.y0 + p.h - 6,
+                       labels.cores);  // at the bottom, clear of the recommended labels near the top
     }
     // One line per series.
     for (size_t j = 0; j < series.size(); ++j) {
