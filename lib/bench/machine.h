@@ -44,8 +44,9 @@ int usable_cores();
 // waits for its slowest thread), so bench reports say so.
 double load_average_1min();
 
-// Measured fp32 peak of one core in GFLOP/s: independent fused multiply-adds in `isa` for about
-// 30 ms on the calling thread, best of three (measured once per process, then cached). A machine
+// Measured fp32 peak of one core in GFLOP/s: independent fused multiply-adds in `isa` on the
+// calling thread, the best of 40 trials of about a millisecond (measured once per process, then
+// cached). A machine
 // peak for t threads is this times min(t, physical cores).
 double fma_peak_gflops_per_core();
 
