@@ -43,7 +43,6 @@ SweepResult run_sweep(const std::vector<BenchSetting>& settings, const CallFn& c
   const size_t n = settings.size();
   const int iters = std::max(1, opt.iters);
   const int rounds = std::clamp(opt.rounds, 1, iters);
-  const int warm_calls = std::max(1, opt.warmup);
   auto iters_in = [&](int r) { return iters / rounds + (r < iters % rounds ? 1 : 0); };
 
   SweepResult res;
