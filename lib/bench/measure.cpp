@@ -60,7 +60,7 @@ RoundResult measure_round(const CallFn& call, const BenchSetting& setting, int w
     began[c] = BenchClock::now();
     if (!errors[c]) {
       try {
-        lat[c].reserve(static_cast<size_t>(iters));
+        lat[c].reserve(static_cast<size_t>(std::min(iters, 1 << 16)));  // a huge --iters under --max-seconds never runs in full
         for (int i = 0; i < iters; ++i) {
           if (!fits(c)) {
             cut.store(true);
