@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 
 #include "lib/core/error.h"
 #include "lib/frontend/class_outline.h"
 #include "lib/frontend/parser.h"
+#include "lib/frontend/schema_registry.h"
 #include "lib/frontend/type_parser.h"
 
 namespace jitctl {
@@ -92,8 +94,23 @@ bool is_name(const Expr& e, std::string_view s) { return e.kind == ExprKind::Nam
 
 }  // namespace
 
+static std::string_view detect_schema_version(const Archive& archive) {
+  if (const char* env = std::getenv("JITCTL_TORCH_VERSION"); env && *env) {
+    try {
+      return SchemaRegistry::known_version(env);
+    } catch (const InvalidInput& e) {
+      throw InvalidInput(fmt::format("JITCTL_TORCH_VERSION: {}", e.what()));
+    }
+  }
+  // PyTorch 2.x writes these records and 1.13 does not; which 2.x wrote an archive is not
+  // recorded anywhere, so its newest known list is the best guess.
+  if (archive.has("byteorder") || archive.has(".data/serialization_id")) return SchemaRegistry::versions().back();
+  return SchemaRegistry::versions().front();
+}
+
 std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
   auto cu = std::make_shared<CompilationUnit>();
+  cu->schema_version_ = detect_schema_version(archive);
   for (const auto& record : archive.list("code/")) {
     if (record.size() <= 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
     auto f = std::make_unique<CodeFile>();

@@ -55,6 +55,10 @@ class CompilationUnit {
   const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }
   // constants.pkl: what code refers to as CONSTANTS.c0, CONSTANTS.c1, ...
   const std::vector<IValue>& constants() const { return constants_; }
+  // The PyTorch version whose operator schemas compile this archive's code ("1.13", "2.15"; see
+  // schema_registry.h): JITCTL_TORCH_VERSION when set, else the newest known 2.x for an archive
+  // that only PyTorch 2.x writes (a `byteorder` or `.data/serialization_id` record), else 1.13.
+  std::string_view schema_version() const { return schema_version_; }
 
  private:
   struct Definition {
@@ -68,6 +72,7 @@ class CompilationUnit {
 
   std::vector<std::unique_ptr<CodeFile>> files_;
   std::vector<IValue> constants_;
+  std::string_view schema_version_ = "1.13";
   std::map<std::string, Definition, std::less<>> definitions_;
   std::map<std::string, TypePtr, std::less<>> types_;
   std::map<std::string, Function, std::less<>> functions_;  // free functions and methods

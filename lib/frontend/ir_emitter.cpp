@@ -9,6 +9,7 @@
 
 #include "lib/core/error.h"
 #include "lib/frontend/schema_matching.h"
+#include "lib/frontend/schema_registry.h"
 #include "lib/frontend/type_parser.h"
 #include "lib/ir/constants.h"
 #include "passes/cleanup.h"
@@ -955,10 +956,12 @@ FunctionSchema schema_of(CompilationUnit& cu, const CompilationUnit::Function& f
 }
 
 std::shared_ptr<Graph> emit_function(CompilationUnit& cu, const CompilationUnit::Function& fn) {
+  ScopedSchemaVersion schemas(cu.schema_version());
   return Emitter(cu, fn).run();
 }
 
 std::shared_ptr<Graph> compile_function(CompilationUnit& cu, const CompilationUnit::Function& fn) {
+  ScopedSchemaVersion schemas(cu.schema_version());
   auto g = emit_function(cu, fn);
   convert_to_ssa(*g);
   run_cleanup_passes(*g);

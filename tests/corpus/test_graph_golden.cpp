@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/corpus_dirs.h"
 #include "tests/support/run_command.h"
 
 namespace fs = std::filesystem;
@@ -29,7 +30,8 @@ std::string trimmed(std::string s) {
 
 TEST_CASE("dump-graph prints exactly what PyTorch prints, or exits 3") {
   size_t exact = 0, unsupported = 0, total = 0;
-  for (auto [models, golden] : {std::pair{"models", "golden"}, {"models_torch2", "golden_torch2"}}) {
+  for (const auto& [models, golden, torch_version] : jitctl::test::corpus_dirs()) {
+    jitctl::test::use_torch_version(torch_version);
     const fs::path gdir = fs::path(JITCTL_TESTDATA) / golden;
     for (const auto& e : fs::directory_iterator(gdir)) {
       if (!fs::exists(e.path() / "graph.txt")) continue;
