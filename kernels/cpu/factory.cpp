@@ -1,4 +1,4 @@
-// Tensor factories (zeros, ones, full, arange, empty, linspace, the *_like and new_* forms) and the
+// Tensor factories (zeros, ones, full, arange, empty, linspace, logspace, the *_like and new_* forms) and the
 // conversions and copies: to, type_as, clone, contiguous copies, copy_, fill_, detach, dropout in
 // inference mode.
 #include <cmath>
@@ -77,10 +77,21 @@ Tensor arange_impl(const IValue& start, const IValue& end, const IValue& step, c
   return out;
 }
 
+// A start/end argument: a Scalar, or (2.x overloads) a 0-dim tensor.
+double bound_arg(const IValue& v) { return v.is_tensor() ? element_as_double(v.to_tensor(), 0) : scalar_double(v); }
+
+void check_bounds(const IValue& start, const IValue& end, const char* op) {
+  const int64_t ds = start.is_tensor() ? start.to_tensor().dim() : 0, de = end.is_tensor() ? end.to_tensor().dim() : 0;
+  if (ds != 0 || de != 0)
+    throw InvalidInput(fmt::format("{} only supports 0-dimensional start and end tensors, but got start with {} dimension(s) and end with {} dimension(s).",
+                                   op, ds, de));
+}
+
 Tensor linspace_impl(const IValue& start, const IValue& end, int64_t steps, const IValue& dtype) {
   if (steps < 0) throw InvalidInput("number of steps must be non-negative");
   const DType dt = optional_scalar_type_arg(dtype).value_or(DType::Float32);
-  const double b = scalar_double(start), e = scalar_double(end);
+  check_bounds(start, end, "linspace");
+  const double b = bound_arg(start), e = bound_arg(end);
   Tensor out = Tensor::empty(dt, {steps});
   dispatch_dtype(dt, "linspace", [&](auto tag) {
     using T = decltype(tag);
@@ -90,6 +101,29 @@ Tensor linspace_impl(const IValue& start, const IValue& end, int64_t steps, cons
     const int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; ++i)
       p[i] = static_cast<T>(i < half ? b + step * static_cast<double>(i) : e - step * static_cast<double>(steps - 1 - i));
+  });
+  return out;
+}
+
+// base ** linspace(start, end, steps), symmetric from both ends as ATen computes it.
+Tensor logspace_impl(const IValue& start, const IValue& end, int64_t steps, double base, const IValue& dtype) {
+  if (steps < 0) throw InvalidInput("number of steps must be non-negative");
+  const DType dt = optional_scalar_type_arg(dtype).value_or(DType::Float32);
+  check_bounds(start, end, "logspace");
+  const double b = bound_arg(start), e = bound_arg(end);
+  Tensor out = Tensor::empty(dt, {steps});
+  dispatch_dtype(dt, "logspace", [&](auto tag) {
+    using T = decltype(tag);
+    T* p = mutable_data_of<T>(out);
+    // ATen: the exponent in the output's type (double for integer outputs), the power in double.
+    using S = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+    const S bs = static_cast<S>(static_cast<T>(b)), es = static_cast<S>(static_cast<T>(e));
+    const S step = steps > 1 ? (es - bs) / static_cast<S>(steps - 1) : S(0);
+    const int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i) {
+      const S x = i < half ? bs + step * static_cast<S>(i) : es - step * static_cast<S>(steps - 1 - i);
+      p[i] = static_cast<T>(std::pow(base, static_cast<double>(x)));
+    }
   });
   return out;
 }
@@ -206,10 +240,16 @@ void register_factory_kernels() {
     check_device(s[5], "arange");
     set_output(s, arange_impl(s[0], s[1], s[2], s[3]));
   });
-  register_kernel("aten::linspace", [](Stack& s) {
-    check_device(s[5], "linspace");
-    set_output(s, linspace_impl(s[0], s[1], s[2].to_int(), s[3]));
-  });
+  for (const char* name : {"aten::linspace", "aten::linspace.Tensor_Tensor", "aten::linspace.Tensor_Scalar", "aten::linspace.Scalar_Tensor"})
+    register_kernel(name, [](Stack& s) {
+      check_device(s[5], "linspace");
+      set_output(s, linspace_impl(s[0], s[1], s[2].to_int(), s[3]));
+    });
+  for (const char* name : {"aten::logspace", "aten::logspace.Tensor_Tensor", "aten::logspace.Tensor_Scalar", "aten::logspace.Scalar_Tensor"})
+    register_kernel(name, [](Stack& s) {
+      check_device(s[6], "logspace");
+      set_output(s, logspace_impl(s[0], s[1], s[2].to_int(), s[3].to_double(), s[4]));
+    });
 
   // to(dtype/device/other): (self, ..., non_blocking, copy, memory_format)
   register_kernel("aten::to.dtype", [](Stack& s) {

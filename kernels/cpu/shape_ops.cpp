@@ -707,6 +707,87 @@ Tensor index_impl(const Tensor& self, const IValue& list) {
   return contiguous(permute_impl(out, order));
 }
 
+// self[indices] = values (or += with accumulate): the positions index_impl reads, in the layout of
+// its result, which `values` is broadcast to.
+void index_put_into(Tensor& self, const IValue& list, const Tensor& values, bool accumulate) {
+  std::vector<std::optional<Tensor>> idx;
+  for (const auto& v : list.to_list()->items) {
+    if (v.is_none()) {
+      idx.emplace_back();
+      continue;
+    }
+    const Tensor& t = v.to_tensor();
+    if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
+      for (auto& m : mask_to_indices(t.dtype() == DType::Bool ? t : to_dtype(t, DType::Bool))) idx.emplace_back(m);
+    } else {
+      idx.emplace_back(t);
+    }
+  }
+  if (static_cast<int64_t>(idx.size()) > self.dim())
+    throw InvalidInput(fmt::format("too many indices for tensor of dimension {} (got {})", self.dim(), idx.size()));
+  if (values.dtype() != self.dtype())
+    throw InvalidInput(fmt::format("Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
+                                   scalar_type_name(self.dtype()), scalar_type_name(values.dtype())));
+  while (static_cast<int64_t>(idx.size()) < self.dim()) idx.emplace_back();
+  std::vector<int64_t> indexed, pre, post, bshape;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (idx[d]) {
+      indexed.push_back(d);
+      bshape = indexed.size() == 1 ? idx[d]->sizes() : broadcast_shapes(bshape, idx[d]->sizes());
+    }
+  }
+  const bool adjacent = !indexed.empty() && indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (idx[d]) continue;
+    if (adjacent && d < indexed.front()) pre.push_back(d);
+    else post.push_back(d);
+  }
+  int64_t bnumel = 1;
+  for (auto n : bshape) bnumel *= n;
+  std::vector<int64_t> offs(static_cast<size_t>(bnumel), self.storage_offset());
+  for (auto d : indexed) {
+    const Tensor bc = contiguous(to_dtype(expand_to(*idx[d], bshape), DType::Int64));
+    const auto pos = positions(bc, self.sizes()[d], d);
+    for (int64_t i = 0; i < bnumel; ++i) offs[i] += pos[i] * self.strides()[d];
+  }
+  // The result layout: pre dims, broadcast index dims, post dims.
+  std::vector<int64_t> rshape;
+  for (auto d : pre) rshape.push_back(self.sizes()[d]);
+  rshape.insert(rshape.end(), bshape.begin(), bshape.end());
+  for (auto d : post) rshape.push_back(self.sizes()[d]);
+  std::vector<int64_t> vb;
+  try {
+    vb = broadcast_shapes(values.sizes(), rshape);
+  } catch (const InvalidInput&) {
+  }
+  if (vb != rshape)
+    throw InvalidInput(fmt::format("shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
+                                   shape_string(values.sizes()), shape_string(rshape)));
+  const Tensor src = contiguous(expand_to(values, rshape));
+  int64_t rnumel = 1;
+  for (auto n : rshape) rnumel *= n;
+  const int64_t npre = static_cast<int64_t>(pre.size()), nb = static_cast<int64_t>(bshape.size());
+  std::vector<int64_t> c(rshape.size(), 0);
+  dispatch_dtype(self.dtype(), "index_put_", [&](auto tag) {
+    using T = decltype(tag);
+    T* base = static_cast<T*>(self.mutable_data()) - self.storage_offset();
+    const T* sv = data_of<T>(src);
+    for (int64_t i = 0; i < rnumel; ++i) {
+      int64_t b = 0, off = 0;
+      for (int64_t k = 0; k < nb; ++k) b = b * bshape[k] + c[npre + k];
+      off = offs.empty() ? self.storage_offset() : offs[b];
+      for (int64_t k = 0; k < npre; ++k) off += c[k] * self.strides()[pre[k]];
+      for (size_t k = 0; k < post.size(); ++k) off += c[npre + nb + k] * self.strides()[post[k]];
+      if (accumulate) base[off] = static_cast<T>(base[off] + sv[i]);
+      else base[off] = sv[i];
+      for (int64_t d = static_cast<int64_t>(rshape.size()) - 1; d >= 0; --d) {
+        if (++c[d] < rshape[d]) break;
+        c[d] = 0;
+      }
+    }
+  });
+}
+
 // A new contiguous tensor with self's values (ops that always copy, even when nothing moves).
 Tensor copy_of(const Tensor& self) {
   Tensor c = empty_like(self);
@@ -831,6 +912,18 @@ void register_shape_kernels() {
   register_kernel("aten::pixel_unshuffle", [](Stack& s) { set_output(s, pixel_shuffle_impl(targ(s, 0), s[1].to_int(), true)); });
   for (const char* name : {"aten::index.Tensor", "aten::index.Tensor_hacked_twin"})
     register_kernel(name, [](Stack& s) { set_output(s, index_impl(targ(s, 0), s[1])); });
+  for (const char* name : {"aten::index_put_", "aten::index_put_.hacked_twin", "aten::_index_put_impl_", "aten::_index_put_impl_.hacked_twin"})
+    register_kernel(name, [](Stack& s) {
+      Tensor self = targ(s, 0);
+      index_put_into(self, s[1], targ(s, 2), s[3].to_bool());
+      set_output(s, std::move(self));
+    });
+  for (const char* name : {"aten::index_put", "aten::index_put.hacked_twin"})
+    register_kernel(name, [](Stack& s) {
+      Tensor self = copy_of(targ(s, 0));
+      index_put_into(self, s[1], targ(s, 2), s[3].to_bool());
+      set_output(s, std::move(self));
+    });
   register_kernel("aten::index_select", [](Stack& s) { set_output(s, index_select_impl(targ(s, 0), s[1].to_int(), targ(s, 2))); });
   register_kernel("aten::gather", [](Stack& s) { set_output(s, gather_impl(targ(s, 0), s[1].to_int(), targ(s, 2))); });
   register_kernel("aten::flip", [](Stack& s) { set_output(s, flip_impl(targ(s, 0), int_list(s[1]))); });

@@ -1,0 +1,185 @@
+"""Writes testdata/kernels/tensor_ops_torch2.pt: cases for the kernels of ops PyTorch 2.x models call
+(scaled_dot_product_attention, the Tensor overloads of linspace/logspace) and the statistics and
+indexing kernels (var/std and their _mean forms in every overload, median, mode, quantile, scatter,
+index_put, masked_select, take, nonzero, ...), computed by a PyTorch 2.x through torch.ops.aten with
+every argument in that version's schema order. Same case format as make_kernel_goldens.py (read by
+tests/unit/test_kernels_tensor.cpp).
+
+Needs PyTorch 2.x (a venv, see make_corpus_versions.py):
+    /work/venv-torch2.15/bin/python testdata/gen/make_kernel_goldens_torch2.py
+"""
+import copy
+import os
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCHEMAS = {}
+for s in torch._C._jit_get_all_schemas():
+    name = s.name + ("." + s.overload_name if s.overload_name else "")
+    SCHEMAS[name] = s
+F32, F64, I64, B = 6, 7, 4, 11
+CASES = []
+
+
+def call(op, args):
+    s = SCHEMAS[op]
+    base, _, overload = op[len("aten::"):].partition(".")
+    fn = getattr(getattr(torch.ops.aten, base), overload or "default")
+    assert len(s.arguments) == len(args), (op, len(s.arguments), len(args))
+    pos = [a for spec, a in zip(s.arguments, args) if not spec.kwarg_only]
+    kws = {spec.name: a for spec, a in zip(s.arguments, args) if spec.kwarg_only}
+    return fn(*pos, **kws)
+
+
+def shares(a, b):
+    return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and \
+        a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def case(op, *args):
+    entry = {"op": op, "args": copy.deepcopy(list(args))}
+    try:
+        out = call(op, list(args))
+    except Exception as e:  # PyTorch rejects it: the kernel must too
+        entry["error"] = str(e).split("\n")[0][:60]
+        CASES.append(entry)
+        return
+    outs = list(out) if isinstance(out, tuple) else [out]
+    entry["outs"] = outs
+    entry["alias"] = bool(args) and shares(outs[0], args[0])
+    CASES.append(entry)
+
+
+torch.manual_seed(0)
+f = lambda *s: torch.randn(*s)
+d = lambda *s: torch.randn(*s, dtype=torch.float64)
+GQA = "enable_gqa" in [a.name for a in SCHEMAS["aten::scaled_dot_product_attention"].arguments]
+
+
+def sdpa(q, k, v, mask=None, p=0.0, causal=False, scale=None, gqa=False):
+    args = [q, k, v, mask, p, causal, scale] + ([gqa] if GQA else [])
+    case("aten::scaled_dot_product_attention", *args)
+
+
+# ---- scaled_dot_product_attention ----------------------------------------------------------------
+sdpa(f(2, 3, 4, 8), f(2, 3, 5, 8), f(2, 3, 5, 6))
+sdpa(f(2, 3, 4, 8), f(2, 3, 4, 8), f(2, 3, 4, 8), causal=True)
+sdpa(f(1, 5, 8), f(1, 5, 8), f(1, 5, 8), causal=True, scale=0.25)
+sdpa(f(3, 4, 8), f(3, 6, 8), f(3, 6, 3))
+sdpa(f(2, 2, 3, 4), f(2, 2, 5, 4), f(2, 2, 5, 4), mask=torch.rand(3, 5) > 0.3)
+sdpa(f(2, 2, 3, 4), f(2, 2, 5, 4), f(2, 2, 5, 4), mask=(torch.rand(2, 1, 3, 5) > 0.3) | torch.eye(3, 5, dtype=torch.bool))
+sdpa(f(2, 2, 3, 4), f(2, 2, 5, 4), f(2, 2, 5, 4), mask=f(2, 2, 3, 5))
+sdpa(f(2, 2, 3, 4), f(2, 2, 5, 4), f(2, 2, 5, 4), mask=f(5), scale=1.5)
+sdpa(d(2, 3, 4), d(2, 6, 4), d(2, 6, 2), mask=torch.randn(3, 6, dtype=torch.float64))
+sdpa(f(4, 2, 8).transpose(0, 1), f(4, 2, 8).transpose(0, 1), f(2, 8, 4).transpose(1, 2))   # non-contiguous
+sdpa(f(2, 3, 4), f(2, 3, 4), f(2, 3, 4), mask=torch.ones(3, 3, dtype=torch.bool), causal=True)  # error
+sdpa(f(2, 3, 4), d(2, 3, 4), f(2, 3, 4))  # error: dtypes
+if GQA:
+    sdpa(f(1, 4, 3, 8), f(1, 2, 5, 8), f(1, 2, 5, 8), gqa=True)
+
+# ---- var/std and the _mean forms -------------------------------------------------------------------
+x = f(3, 4, 5)
+for op in ("std", "var", "std_mean", "var_mean"):
+    case(f"aten::{op}", x, True)
+    case(f"aten::{op}", x[:, 1], False)
+    case(f"aten::{op}.dim", x, [1], True, False)
+    case(f"aten::{op}.dim", x, [0, 2], False, True)
+    case(f"aten::{op}.dim", x, None, True, False)
+    case(f"aten::{op}.dim", x.transpose(0, 2), [-1], True, True)
+    case(f"aten::{op}.correction", x, [1], 0, False)
+    case(f"aten::{op}.correction", x, None, None, True)
+    case(f"aten::{op}.correction", x, [2], 2, False)
+    case(f"aten::{op}.correction", x, [0], 0.5, True)
+    case(f"aten::{op}.correction", d(4, 2), [0, 1], 1, False)
+case("aten::std", torch.tensor([2.0]), True)                 # one element, unbiased: nan
+case("aten::var.dim", torch.arange(6).view(2, 3), [1], True, False)  # error: integer input
+case("aten::std.dim", x, [3], True, False)                   # error: dim out of range
+
+# ---- median, nanmedian, mode, quantile --------------------------------------------------------------
+y = f(4, 7)
+yn = y.clone()
+yn[1, 2] = float("nan")
+case("aten::median", y)
+case("aten::median", torch.arange(10).float().flip(0))
+case("aten::median.dim", y, 1, False)
+case("aten::median.dim", y, 0, True)
+case("aten::median.dim", yn, 1, False)
+case("aten::nanmedian", yn)
+case("aten::nanmedian.dim", yn, 1, True)
+case("aten::median.dim", torch.tensor([[5, 3, 1, 4]]), 1, False)
+m = torch.tensor([[1, 2, 2, 3, 3, 0], [4, 4, 1, 1, 5, 4]])
+case("aten::mode", m, -1, False)
+case("aten::mode", m.float().t(), 0, True)
+for interp in ("linear", "lower", "higher", "midpoint", "nearest"):
+    case("aten::quantile", y, torch.tensor([0.0, 0.25, 0.5, 0.9, 1.0]), 1, False, interp)
+case("aten::quantile.scalar", y, 0.3, None, False, "linear")
+case("aten::quantile.scalar", y, 0.3, None, True, "linear")
+case("aten::quantile.scalar", y, 0.75, 0, True, "nearest")
+case("aten::quantile", d(5, 3), torch.tensor(0.5, dtype=torch.float64), 0, False, "linear")
+case("aten::quantile.scalar", yn, 0.5, 1, False, "linear")
+case("aten::nanquantile.scalar", yn, 0.5, 1, False, "linear")
+case("aten::nanquantile", yn, torch.tensor([0.1, 0.6]), None, False, "midpoint")
+case("aten::quantile.scalar", torch.arange(4), 0.5, None, False, "linear")   # error: integer input
+case("aten::quantile.scalar", y, 1.5, None, False, "linear")                  # error: q out of range
+case("aten::quantile.scalar", y, 0.5, None, False, "cubic")                   # error: interpolation
+
+# ---- indexing --------------------------------------------------------------------------------------
+t = f(3, 5)
+idx = torch.tensor([[0, 4, 2], [1, 1, 3]])
+case("aten::scatter.src", t, 1, idx, f(2, 3))
+case("aten::scatter.value", t, 0, torch.tensor([[2, 0, 1, 2, 0]]), 7.5)
+case("aten::scatter_.src", t.clone(), 1, idx, f(2, 4))
+case("aten::scatter_.value", torch.zeros(3, 4, dtype=torch.int64), 1, torch.tensor([[3], [0], [1]]), 5)
+case("aten::scatter.reduce", t, 1, idx, f(2, 3), "add")
+case("aten::scatter.reduce", t, 1, idx, f(2, 3), "multiply")
+case("aten::scatter.value_reduce", t, 1, idx, 2.0, "multiply")
+case("aten::scatter_add", t, 1, idx, f(2, 3))
+case("aten::scatter_add_", torch.zeros(5), 0, torch.tensor([0, 1, 1, 4, 1]), torch.ones(5))
+for red in ("sum", "prod", "mean", "amax", "amin"):
+    for inc in (True, False):
+        case("aten::scatter_reduce.two", t, 1, idx, f(2, 3), red, inc)
+case("aten::scatter_reduce.two", torch.tensor([1, 2, 3, 4]), 0, torch.tensor([0, 0, 1, 1, 1]), torch.tensor([5, 6, 7, 8, 9]), "mean", True)
+case("aten::scatter.src", t, 1, idx.int(), f(2, 3))             # int32 indices are accepted
+case("aten::scatter.src", t, 1, torch.tensor([[0, 5]]), f(1, 2))  # error: out of bounds
+case("aten::scatter.src", t, 1, idx, d(2, 3))                    # error: src dtype
+
+z = f(4, 5)
+case("aten::index_put_", z.clone(), [torch.tensor([0, 2])], torch.tensor(1.5), False)
+case("aten::index_put_", z.clone(), [None, torch.tensor([1, 3, 3])], f(4, 3), True)
+case("aten::index_put_", z.clone(), [torch.tensor([0, 3]), torch.tensor([4, 1])], f(2), False)
+case("aten::index_put_", z.clone(), [z > 0.5], torch.tensor(0.0), False)
+case("aten::index_put", z, [torch.tensor([[0], [2]]), torch.tensor([1, 2])], f(2, 2), False)
+case("aten::index_put", torch.zeros(3, 4, 5), [torch.tensor([0, 2]), None, torch.tensor([1, 4])], f(2, 4), False)
+case("aten::index_put", torch.zeros(3, 4, 5), [None, torch.tensor([0, 2]), torch.tensor([1, 4])], f(3, 2), True)
+case("aten::index_put_", z.clone(), [torch.tensor([0, 1])], f(3, 5), False)     # error: shape
+case("aten::index_put_", z.clone(), [torch.tensor([0, 1])], d(2, 5), False)     # error: dtype
+case("aten::index_fill.int_Scalar", z, 1, torch.tensor([0, 3]), -1.0)
+case("aten::index_fill_.int_Tensor", z.clone(), 0, torch.tensor([1]), torch.tensor(2.0))
+case("aten::index_add", z, 0, torch.tensor([0, 0, 3]), f(3, 5), 2)
+case("aten::index_add_", torch.zeros(3, 2, dtype=torch.int64), 1, torch.tensor([1, 1, 0]), torch.ones(3, 3, dtype=torch.int64), 1)
+case("aten::index_copy", z, 1, torch.tensor([4, 0]), f(4, 2))
+case("aten::index_copy", z, 1, torch.tensor([4, 0]), f(4, 3))   # error: count
+case("aten::masked_select", z, z > 0)
+case("aten::masked_select", z, torch.tensor([True, False, True, False, True]))
+case("aten::masked_scatter", z, z > 0, torch.arange(20.0))
+case("aten::take", z, torch.tensor([[0, 19], [-1, 7]]))
+case("aten::take", z, torch.tensor([20]))     # error
+case("aten::put", z, torch.tensor([1, 3, 1]), torch.tensor([1.0, 2.0, 3.0]), True)
+case("aten::put_", z.clone(), torch.tensor([0, -1]), torch.tensor([9.0, 8.0]), False)
+case("aten::nonzero", torch.tensor([[0, 1, 0], [2, 0, 3]]))
+case("aten::nonzero", torch.tensor(0.5))
+case("aten::argwhere", z > 0.3)
+
+# ---- factories: logspace, the Tensor overloads of linspace/logspace ----------------------------------
+case("aten::logspace", 0, 2, 5, 10.0, None, None, None, None)
+case("aten::logspace", -1.0, 1.0, 4, 2.0, F64, None, None, None)
+case("aten::logspace", 0, 3, 4, 2.0, I64, None, None, None)
+case("aten::logspace.Tensor_Tensor", torch.tensor(0.0), torch.tensor(1.0), 3, 10.0, None, None, None, None)
+case("aten::logspace.Scalar_Tensor", 1, torch.tensor(2.0), 3, 3.0, None, None, None, None)
+case("aten::linspace.Tensor_Scalar", torch.tensor(-1.0), 1, 5, None, None, None, None)
+case("aten::linspace.Tensor_Tensor", torch.tensor([0.0]), torch.tensor(1.0), 5, None, None, None, None)  # error: not 0-dim
+
+os.makedirs(os.path.join(ROOT, "kernels"), exist_ok=True)
+torch.save(CASES, os.path.join(ROOT, "kernels", "tensor_ops_torch2.pt"))
+print(len(CASES), "cases,", sum("error" in c for c in CASES), "errors, torch", torch.__version__)
