@@ -185,6 +185,30 @@ Tensor detach_impl(const Tensor& self) { return make_view(self, self.sizes(), se
 }  // namespace
 
 void register_factory_kernels() {
+  // eye(n[, m]): ones on the diagonal.
+  register_kernel("aten::eye", [](Stack& s) {
+    const int64_t n = s[0].to_int();
+    if (n < 0) throw InvalidInput(fmt::format("n must be greater or equal to 0, got {}", n));
+    Tensor out = filled(factory_dtype(s, 1, DType::Float32, "eye"), {n, n}, IValue(int64_t{0}));
+    const Tensor one = scalar_to_tensor(IValue(int64_t{1}), out.dtype());
+    for (int64_t i = 0; i < n; ++i) {
+      Tensor e = make_view(out, {}, {}, out.storage_offset() + i * (n + 1));
+      copy_into(one, e);
+    }
+    set_output(s, std::move(out));
+  });
+  register_kernel("aten::eye.m", [](Stack& s) {
+    const int64_t n = s[0].to_int(), m = s[1].to_int();
+    if (n < 0) throw InvalidInput(fmt::format("n must be greater or equal to 0, got {}", n));
+    if (m < 0) throw InvalidInput(fmt::format("m must be greater or equal to 0, got {}", m));
+    Tensor out = filled(factory_dtype(s, 2, DType::Float32, "eye"), {n, m}, IValue(int64_t{0}));
+    const Tensor one = scalar_to_tensor(IValue(int64_t{1}), out.dtype());
+    for (int64_t i = 0; i < std::min(n, m); ++i) {
+      Tensor e = make_view(out, {}, {}, out.storage_offset() + i * (m + 1));
+      copy_into(one, e);
+    }
+    set_output(s, std::move(out));
+  });
   register_kernel("aten::zeros", [](Stack& s) {
     set_output(s, filled(factory_dtype(s, 1, DType::Float32, "zeros"), int_list(s[0]), IValue()));
   });

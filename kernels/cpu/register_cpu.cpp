@@ -20,6 +20,7 @@ void register_cpu_kernels() {
   register_embedding_kernels();
   register_statistics_kernels();
   register_indexing_kernels();
+  register_math_kernels();
 }
 
 }  // namespace jitctl

@@ -788,6 +788,29 @@ void index_put_into(Tensor& self, const IValue& list, const Tensor& values, bool
   });
 }
 
+// triu/tril over the last two dims: entries below (triu) or above (tril) diagonal `k` become 0.
+void triangle_into(Tensor& out, int64_t k, bool upper, const char* op) {
+  if (out.dim() < 2) throw InvalidInput(fmt::format("{}: input tensor must have at least 2 dimensions", op));
+  const int64_t r = out.sizes()[out.dim() - 2], c = out.sizes()[out.dim() - 1];
+  const int64_t mats = r * c == 0 ? 0 : out.numel() / (r * c);
+  std::vector<int64_t> batch(out.sizes().begin(), out.sizes().end() - 2);
+  const size_t es = element_size(out.dtype());
+  char* base = static_cast<char*>(out.mutable_data()) - out.storage_offset() * static_cast<int64_t>(es);
+  std::vector<int64_t> bi(batch.size(), 0);
+  for (int64_t m = 0; m < mats; ++m) {
+    int64_t off = out.storage_offset();
+    for (size_t d = 0; d < batch.size(); ++d) off += bi[d] * out.strides()[d];
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        if (upper ? j - i < k : j - i > k)
+          std::memset(base + (off + i * out.strides()[out.dim() - 2] + j * out.strides()[out.dim() - 1]) * static_cast<int64_t>(es), 0, es);
+    for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
+      if (++bi[d] < batch[d]) break;
+      bi[d] = 0;
+    }
+  }
+}
+
 // A new contiguous tensor with self's values (ops that always copy, even when nothing moves).
 Tensor copy_of(const Tensor& self) {
   Tensor c = empty_like(self);
@@ -924,6 +947,26 @@ void register_shape_kernels() {
       index_put_into(self, s[1], targ(s, 2), s[3].to_bool());
       set_output(s, std::move(self));
     });
+  for (bool upper : {true, false}) {
+    register_kernel(upper ? "aten::triu" : "aten::tril", upper ? KernelFn([](Stack& s) {
+      Tensor out = copy_of(targ(s, 0));
+      triangle_into(out, s[1].to_int(), true, "triu");
+      set_output(s, std::move(out));
+    }) : KernelFn([](Stack& s) {
+      Tensor out = copy_of(targ(s, 0));
+      triangle_into(out, s[1].to_int(), false, "tril");
+      set_output(s, std::move(out));
+    }));
+    register_kernel(upper ? "aten::triu_" : "aten::tril_", upper ? KernelFn([](Stack& s) {
+      Tensor self = targ(s, 0);
+      triangle_into(self, s[1].to_int(), true, "triu_");
+      set_output(s, std::move(self));
+    }) : KernelFn([](Stack& s) {
+      Tensor self = targ(s, 0);
+      triangle_into(self, s[1].to_int(), false, "tril_");
+      set_output(s, std::move(self));
+    }));
+  }
   register_kernel("aten::index_select", [](Stack& s) { set_output(s, index_select_impl(targ(s, 0), s[1].to_int(), targ(s, 2))); });
   register_kernel("aten::gather", [](Stack& s) { set_output(s, gather_impl(targ(s, 0), s[1].to_int(), targ(s, 2))); });
   register_kernel("aten::flip", [](Stack& s) { set_output(s, flip_impl(targ(s, 0), int_list(s[1]))); });
