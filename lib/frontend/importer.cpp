@@ -111,6 +111,7 @@ static std::string_view detect_schema_version(const Archive& archive) {
 std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
   auto cu = std::make_shared<CompilationUnit>();
   cu->schema_version_ = detect_schema_version(archive);
+  cu->format_version_ = archive.format_version();
   for (const auto& record : archive.list("code/")) {
     if (record.size() <= 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
     auto f = std::make_unique<CodeFile>();

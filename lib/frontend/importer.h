@@ -59,6 +59,9 @@ class CompilationUnit {
   // schema_registry.h): JITCTL_TORCH_VERSION when set, else the newest known 2.x for an archive
   // that only PyTorch 2.x writes (a `byteorder` or `.data/serialization_id` record), else 1.13.
   std::string_view schema_version() const { return schema_version_; }
+  // The archive's file-format version: the operator version its code was written against
+  // (passes/replace_old_operators.h); -1 for code that is not from an archive.
+  int64_t format_version() const { return format_version_; }
 
  private:
   struct Definition {
@@ -73,6 +76,7 @@ class CompilationUnit {
   std::vector<std::unique_ptr<CodeFile>> files_;
   std::vector<IValue> constants_;
   std::string_view schema_version_ = "1.13";
+  int64_t format_version_ = -1;
   std::map<std::string, Definition, std::less<>> definitions_;
   std::map<std::string, TypePtr, std::less<>> types_;
   std::map<std::string, Function, std::less<>> functions_;  // free functions and methods

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.h"
+#include "passes/replace_old_operators.h"
 
 namespace jitctl {
 
@@ -29,6 +30,7 @@ struct KnownVersions {
 namespace {
 
 thread_local const SchemaRegistry* active_registry = nullptr;
+thread_local int64_t active_operator_version = -1;
 
 // "2.15" -> {2, 15}; nullopt when it is not MAJOR.MINOR[.anything].
 std::optional<std::pair<int, int>> parse_version(std::string_view v) {
@@ -71,12 +73,31 @@ std::string_view SchemaRegistry::known_version(std::string_view version) {
   return KnownVersions::names[known_index(version)];
 }
 
-ScopedSchemaVersion::ScopedSchemaVersion(std::string_view version)
-    : previous_(active_registry) {
+ScopedSchemaVersion::ScopedSchemaVersion(std::string_view version, int64_t operator_version)
+    : previous_(active_registry), previous_operator_version_(active_operator_version) {
   active_registry = &SchemaRegistry::for_version(version);
+  active_operator_version = operator_version;
 }
 
-ScopedSchemaVersion::~ScopedSchemaVersion() { active_registry = previous_; }
+ScopedSchemaVersion::~ScopedSchemaVersion() {
+  active_registry = previous_;
+  active_operator_version = previous_operator_version_;
+}
+
+std::vector<const FunctionSchema*> historic_overloads(std::string_view name) {
+  std::vector<const FunctionSchema*> out;
+  if (active_operator_version < 0) return out;
+  // Parsed once; std::deque keeps the schemas where they are.
+  static const std::deque<FunctionSchema> parsed = [] {
+    std::deque<FunctionSchema> d;
+    for (const auto& e : operator_version_map()) d.push_back(parse_schema(e.old_schema));
+    return d;
+  }();
+  const auto& map = operator_version_map();
+  for (size_t i = 0; i < map.size(); ++i)
+    if (map[i].bumped_at > active_operator_version && parsed[i].name == name) out.push_back(&parsed[i]);
+  return out;
+}
 
 std::string_view active_schema_version() { return SchemaRegistry::builtin().version(); }
 

@@ -75,17 +75,25 @@ class SchemaRegistry {
 // lives; scopes nest.
 class ScopedSchemaVersion {
  public:
-  explicit ScopedSchemaVersion(std::string_view version);
+  // `operator_version`: the file-format version of the archive being compiled (-1: none), which
+  // makes the schemas operators had before a later change candidates too (historic_overloads).
+  explicit ScopedSchemaVersion(std::string_view version, int64_t operator_version = -1);
   ~ScopedSchemaVersion();
   ScopedSchemaVersion(const ScopedSchemaVersion&) = delete;
   ScopedSchemaVersion& operator=(const ScopedSchemaVersion&) = delete;
 
  private:
   const SchemaRegistry* previous_;
+  int64_t previous_operator_version_;
 };
 
 // The version active on the calling thread ("1.13" by default).
 std::string_view active_schema_version();
+
+// The old schemas of operator `name` ("aten::linspace") that calls in code of the active
+// operator version may have been written against (PyTorch's loadPossibleHistoricOps: each
+// upgrader entry whose change came after that version); empty without an active version.
+std::vector<const FunctionSchema*> historic_overloads(std::string_view name);
 
 // The embedded texts themselves (generated from testdata/schemas/schemas*.txt at build time).
 std::string_view embedded_schemas_text();

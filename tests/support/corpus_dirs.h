@@ -21,6 +21,7 @@ inline const std::vector<CorpusDir>& corpus_dirs() {
       {"models_torch1.13", "golden_torch1.13", nullptr},
       {"models_torch2.4", "golden_torch2.4", "2.4"},
       {"models_torch2.15", "golden_torch2.15", nullptr},  // the default for 2.x archives is 2.15
+      {"models_old", "golden_old", nullptr},              // old operator versions: upgraders
   };
   return dirs;
 }

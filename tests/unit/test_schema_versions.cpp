@@ -11,6 +11,7 @@
 #include "lib/core/error.h"
 #include "lib/frontend/schema.h"
 #include "lib/frontend/schema_registry.h"
+#include "passes/replace_old_operators.h"
 
 using namespace jitctl;
 
@@ -112,4 +113,33 @@ TEST_CASE("schema versions: which list a version gets") {
   }
   CHECK(active_schema_version() == "1.13");
   CHECK(SchemaRegistry::builtin().size() == 4165);
+}
+
+TEST_CASE("upgraders: which operator calls an archive of a given version gets upgraded") {
+  // PyTorch 1.13's table (testdata/upgraders/version_map.txt).
+  REQUIRE(find_upgrader("aten::div.Tensor", 3) != nullptr);
+  CHECK(find_upgrader("aten::div.Tensor", 3)->upgrader == "div_Tensor_0_3");
+  CHECK(find_upgrader("aten::div.Tensor", 4) == nullptr);
+  CHECK(find_upgrader("aten::full", 4)->upgrader == "full_0_4");
+  CHECK(find_upgrader("aten::full", 5) == nullptr);
+  CHECK(find_upgrader("aten::linspace", 7)->upgrader == "linspace_0_7");
+  CHECK(find_upgrader("aten::logspace", 8)->upgrader == "logspace_0_8");
+  CHECK(find_upgrader("aten::gelu", 9)->upgrader == "gelu_0_9");
+  CHECK(find_upgrader("aten::gelu", 10) == nullptr);
+  CHECK(find_upgrader("aten::add.Tensor", 0) == nullptr);
+
+  // The old schemas are candidates only while compiling code of an older version.
+  CHECK(historic_overloads("aten::linspace").empty());
+  {
+    ScopedSchemaVersion v("1.13", 7);
+    const auto old = historic_overloads("aten::linspace");
+    REQUIRE(old.size() == 2);  // linspace and linspace.out
+    CHECK(old[1]->overload_name == "out");
+    CHECK(old[0]->str() == "aten::linspace(Scalar start, Scalar end, int? steps=None, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor");
+    CHECK(historic_overloads("aten::div").empty());  // changed at 4: current for a version-7 archive
+  }
+  {
+    ScopedSchemaVersion v("1.13", 10);
+    CHECK(historic_overloads("aten::gelu").empty());
+  }
 }
