@@ -185,6 +185,49 @@ Tensor detach_impl(const Tensor& self) { return make_view(self, self.sizes(), se
 }  // namespace
 
 void register_factory_kernels() {
+  // range(start, end[, step]): like arange but the end included; float32 unless told.
+  for (const char* name : {"aten::range", "aten::range.step"})
+    register_kernel(name, [](Stack& s) {
+      const bool has_step = s.size() == 7;
+      const double b = scalar_double(s[0]), e = scalar_double(s[1]), st = has_step ? scalar_double(s[2]) : 1.0;
+      const size_t d = has_step ? 3 : 2;
+      check_device(s[d + 2], "range");
+      if (st == 0) throw InvalidInput("step must be nonzero");
+      if ((st > 0 && e < b) || (st < 0 && e > b)) throw InvalidInput("upper bound and larger bound inconsistent with step sign");
+      const int64_t n = static_cast<int64_t>(std::floor((e - b) / st)) + 1;
+      const DType dt = optional_scalar_type_arg(s[d]).value_or(DType::Float32);
+      Tensor out = Tensor::empty(dt, {n});
+      dispatch_dtype(dt, "range", [&](auto tag) {
+        using T = decltype(tag);
+        for (int64_t i = 0; i < n; ++i) mutable_data_of<T>(out)[i] = static_cast<T>(b + st * static_cast<double>(i));
+      });
+      set_output(s, std::move(out));
+    });
+  // tril_indices/triu_indices(row, col, offset): the 2 x N coordinates of the triangle, row-major.
+  for (bool upper : {false, true})
+    register_kernel(upper ? "aten::triu_indices" : "aten::tril_indices", upper ? KernelFn([](Stack& s) {
+      const int64_t r = s[0].to_int(), c = s[1].to_int(), k = s[2].to_int();
+      std::vector<int64_t> rows, cols;
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < c; ++j)
+          if (j - i >= k) rows.push_back(i), cols.push_back(j);
+      const DType dt = optional_scalar_type_arg(s[3]).value_or(DType::Int64);
+      Tensor out = Tensor::empty(DType::Int64, {2, static_cast<int64_t>(rows.size())});
+      std::copy(rows.begin(), rows.end(), mutable_data_of<int64_t>(out));
+      std::copy(cols.begin(), cols.end(), mutable_data_of<int64_t>(out) + rows.size());
+      set_output(s, to_dtype(out, dt));
+    }) : KernelFn([](Stack& s) {
+      const int64_t r = s[0].to_int(), c = s[1].to_int(), k = s[2].to_int();
+      std::vector<int64_t> rows, cols;
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < c; ++j)
+          if (j - i <= k) rows.push_back(i), cols.push_back(j);
+      const DType dt = optional_scalar_type_arg(s[3]).value_or(DType::Int64);
+      Tensor out = Tensor::empty(DType::Int64, {2, static_cast<int64_t>(rows.size())});
+      std::copy(rows.begin(), rows.end(), mutable_data_of<int64_t>(out));
+      std::copy(cols.begin(), cols.end(), mutable_data_of<int64_t>(out) + rows.size());
+      set_output(s, to_dtype(out, dt));
+    }));
   // eye(n[, m]): ones on the diagonal.
   register_kernel("aten::eye", [](Stack& s) {
     const int64_t n = s[0].to_int();

@@ -1,5 +1,6 @@
 // Indexing writes and selections: scatter (src, value, reduce), scatter_add, scatter_reduce,
-// index_fill/index_add/index_copy, masked_select/masked_scatter, take/put, nonzero/argwhere.
+// index_fill/index_add/index_copy, masked_select/masked_scatter, take/put, nonzero/argwhere and
+// where(condition), take_along_dim, select/slice/diagonal_scatter, searchsorted/bucketize.
 // (index, index_put, index_select and gather are in shape_ops.cpp with the other views and
 // gathers.) In-place forms write through self's strides; the out-of-place forms write a
 // contiguous copy of self.
@@ -308,6 +309,91 @@ void put_into(Tensor& self, const Tensor& index, const Tensor& source, bool accu
   });
 }
 
+// Runs another registered kernel (the view ops the *_scatter kernels write through).
+Stack call(const char* name, Stack args) {
+  const KernelFn fn = find_kernel(name);
+  if (!fn) throw Unsupported(fmt::format("no kernel for {}", name));
+  fn(args);
+  return args;
+}
+
+// self with `view_op(self, args...)` overwritten by src: select/slice/diagonal_scatter.
+Tensor view_scatter(const Tensor& self, const Tensor& src, const char* view_op, Stack view_args, const char* op) {
+  Tensor out = copy_of(self);
+  view_args.insert(view_args.begin(), IValue(out));
+  Tensor view = call(view_op, std::move(view_args))[0].to_tensor();
+  if (view.sizes() != src.sizes())
+    throw InvalidInput(fmt::format("{}: expected src to have a size equal to the slice of self. src size = {}, slice size = {}", op,
+                                   shape_string(src.sizes()), shape_string(view.sizes())));
+  copy_into(src, view);
+  return out;
+}
+
+// take_along_dim: gather along `dim` with self and indices broadcast against each other in the
+// other dims; dim None: over the flattened self.
+Tensor take_along_dim_impl(const Tensor& self, const Tensor& indices, const IValue& dim_arg) {
+  if (indices.dtype() != DType::Int64)
+    throw InvalidInput(fmt::format("torch.take_along_dim(): dtype of indices should be Long but got {}", scalar_type_name(indices.dtype())));
+  if (dim_arg.is_none()) {
+    const Tensor sc = contiguous(self), ic = contiguous(indices);
+    const Tensor flat = make_view(sc, {sc.numel()}, {1}, sc.storage_offset());
+    const Tensor iflat = make_view(ic, {ic.numel()}, {1}, ic.storage_offset());
+    return call("aten::gather", {IValue(flat), IValue(int64_t{0}), IValue(iflat), IValue(false)})[0].to_tensor();
+  }
+  if (self.dim() != indices.dim())
+    throw InvalidInput(fmt::format("torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices",
+                                   self.dim(), indices.dim()));
+  const int64_t d = wrap_dim(dim_arg.to_int(), self.dim());
+  std::vector<int64_t> ss = self.sizes(), is = indices.sizes();
+  ss[d] = is[d] = 1;
+  std::vector<int64_t> b = broadcast_shapes(ss, is);
+  std::vector<int64_t> sb = b, ib = b;
+  sb[d] = self.sizes()[d];
+  ib[d] = indices.sizes()[d];
+  const Tensor se = contiguous(expand_to(self, sb)), ie = contiguous(expand_to(indices, ib));
+  return call("aten::gather", {IValue(se), IValue(d), IValue(ie), IValue(false)})[0].to_tensor();
+}
+
+// searchsorted: per row of `sorted` (1-D: one row for all), the insertion point of each value;
+// right (or side="right"): after equal entries. `sorter` gives the order of an unsorted sequence.
+Tensor searchsorted_impl(const Tensor& sorted_arg, const IValue& values, bool out_int32, bool right_arg, const IValue& side, const IValue& sorter_arg) {
+  bool right = right_arg;
+  if (!side.is_none()) {
+    const std::string& sd = side.to_string();
+    if (sd != "left" && sd != "right")
+      throw InvalidInput(fmt::format("torch.searchsorted(): side can only be 'left' or 'right' but got {}", sd));
+    if (right && sd == "left")
+      throw InvalidInput("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
+    right = sd == "right";
+  }
+  Tensor sorted = sorted_arg;
+  if (!sorter_arg.is_none())
+    sorted = call("aten::gather", {IValue(sorted_arg), IValue(int64_t{-1}), sorter_arg, IValue(false)})[0].to_tensor();
+  const Tensor v = values.is_tensor() ? values.to_tensor() : scalar_to_tensor(values, sorted.dtype());
+  if (sorted.dim() > 1 && (v.dim() != sorted.dim() ||
+                           !std::equal(sorted.sizes().begin(), sorted.sizes().end() - 1, v.sizes().begin())))
+    throw InvalidInput(fmt::format("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value tensor must match, but we got boundaries tensor {} and input value tensor {}",
+                                   shape_string(sorted.sizes()), shape_string(v.sizes())));
+  const DType dt = promote_types(sorted.dtype(), v.dtype());
+  const Tensor s = to_dtype(contiguous(sorted), dt), x = to_dtype(contiguous(v), dt);
+  Tensor out = Tensor::empty(out_int32 ? DType::Int32 : DType::Int64, v.sizes());
+  const int64_t n = s.dim() == 0 ? 1 : s.sizes().back();
+  const int64_t per_row = sorted.dim() > 1 && v.dim() > 0 ? v.sizes().back() : std::max<int64_t>(x.numel(), 1);
+  dispatch_dtype(dt, "searchsorted", [&](auto tag) {
+    using T = decltype(tag);
+    const T* sp = data_of<T>(s);
+    const T* xp = data_of<T>(x);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const T* row = sp + (sorted.dim() > 1 ? (i / per_row) * n : 0);
+      const T* pos = right ? std::upper_bound(row, row + n, xp[i]) : std::lower_bound(row, row + n, xp[i]);
+      const int64_t k = pos - row;
+      if (out_int32) mutable_data_of<int32_t>(out)[i] = static_cast<int32_t>(k);
+      else mutable_data_of<int64_t>(out)[i] = k;
+    }
+  });
+  return out;
+}
+
 // The kernels: out-of-place forms copy self first; in-place forms return self.
 void k_scatter_src(Stack& s) {
   Tensor out = copy_of(targ(s, 0));
@@ -399,6 +485,31 @@ void register_indexing_kernels() {
     set_output(s, std::move(t));
   });
   register_kernel("aten::nonzero", [](Stack& s) { set_output(s, nonzero_impl(targ(s, 0))); });
+  register_kernel("aten::where", [](Stack& s) {  // where(condition): nonzero's columns
+    const Tensor nz = nonzero_impl(targ(s, 0));
+    auto l = std::make_shared<ListData>();
+    l->elem_type = "Tensor";
+    for (int64_t d = 0; d < nz.sizes()[1]; ++d) {
+      Tensor col = Tensor::empty(DType::Int64, {nz.sizes()[0]});
+      for (int64_t i = 0; i < nz.sizes()[0]; ++i) mutable_data_of<int64_t>(col)[i] = data_of<int64_t>(nz)[i * nz.sizes()[1] + d];
+      l->items.emplace_back(std::move(col));
+    }
+    set_output(s, IValue(std::move(l)));
+  });
+  register_kernel("aten::take_along_dim", [](Stack& s) { set_output(s, take_along_dim_impl(targ(s, 0), targ(s, 1), s[2])); });
+  register_kernel("aten::select_scatter", [](Stack& s) {
+    set_output(s, view_scatter(targ(s, 0), targ(s, 1), "aten::select.int", {s[2], s[3]}, "select_scatter"));
+  });
+  register_kernel("aten::slice_scatter", [](Stack& s) {
+    set_output(s, view_scatter(targ(s, 0), targ(s, 1), "aten::slice.Tensor", {s[2], s[3], s[4], s[5]}, "slice_scatter"));
+  });
+  register_kernel("aten::diagonal_scatter", [](Stack& s) {
+    set_output(s, view_scatter(targ(s, 0), targ(s, 1), "aten::diagonal", {s[2], s[3], s[4]}, "diagonal_scatter"));
+  });
+  for (const char* name : {"aten::searchsorted.Tensor", "aten::searchsorted.Scalar"})
+    register_kernel(name, [](Stack& s) { set_output(s, searchsorted_impl(targ(s, 0), s[1], s[2].to_bool(), s[3].to_bool(), s[4], s[5])); });
+  for (const char* name : {"aten::bucketize.Tensor", "aten::bucketize.Scalar"})
+    register_kernel(name, [](Stack& s) { set_output(s, searchsorted_impl(targ(s, 1), s[0], s[2].to_bool(), s[3].to_bool(), IValue(), IValue())); });
   register_kernel("aten::argwhere", [](Stack& s) { set_output(s, nonzero_impl(targ(s, 0))); });
   register_kernel("aten::take", [](Stack& s) { set_output(s, take_impl(targ(s, 0), targ(s, 1))); });
   register_kernel("aten::put", [](Stack& s) {

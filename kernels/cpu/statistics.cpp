@@ -1,5 +1,5 @@
 // Statistics over dims: var/std and their _mean forms (every overload: unbiased, dim, correction),
-// median/nanmedian, mode, quantile/nanquantile. Each kernel moves the reduced dims last and makes
+// median/nanmedian, mode, quantile/nanquantile; and histc, bincount, cov, corrcoef, cdist, dist. Each kernel moves the reduced dims last and makes
 // the input contiguous, so a reduction is a loop over contiguous rows of length R; the results
 // have the kept dims (or size-1 dims under keepdim) in their original order.
 #include <algorithm>
@@ -338,6 +338,188 @@ Tensor quantile_impl(const Tensor& self, const IValue& q_arg, const IValue& dim,
   return out;
 }
 
+// ---- histc, bincount ----------------------------------------------------------------------------
+
+// `bins` equal bins over [min, max] (the data's range when min == max); the last bin holds max;
+// values outside are not counted.
+Tensor histc_impl(const Tensor& self, int64_t bins, double lo, double hi) {
+  if (!is_floating(self.dtype()))
+    throw InvalidInput(fmt::format("\"histogram_cpu\" not implemented for '{}'", scalar_type_name(self.dtype())));
+  if (bins <= 0) throw InvalidInput("torch.histc(): bins must be > 0, but got " + std::to_string(bins) + " for dimension 0");
+  const Tensor x = contiguous(self);
+  if (lo == hi && x.numel() > 0) {
+    lo = hi = element_as_double(x, 0);
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      const double v = element_as_double(x, i);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  if (lo == hi) lo -= 1, hi += 1;
+  if (lo > hi) throw InvalidInput(fmt::format("torch.histc(): max must be larger than min, but got min {} max {}", lo, hi));
+  Tensor out = Tensor::empty(self.dtype(), {bins});
+  std::vector<double> counts(static_cast<size_t>(bins), 0.0);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const double v = element_as_double(x, i);
+    if (!(v >= lo && v <= hi)) continue;
+    int64_t b = static_cast<int64_t>((v - lo) / (hi - lo) * static_cast<double>(bins));
+    if (b == bins) b -= 1;
+    counts[b] += 1;
+  }
+  dispatch_dtype(self.dtype(), "histc", [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t b = 0; b < bins; ++b) mutable_data_of<T>(out)[b] = static_cast<T>(counts[b]);
+  });
+  return out;
+}
+
+Tensor bincount_impl(const Tensor& self, const IValue& weights_arg, int64_t minlength) {
+  if (self.dim() != 1 || is_floating(self.dtype()) || self.dtype() == DType::Bool)
+    throw InvalidInput("bincount only supports 1-d non-negative integral inputs.");
+  if (minlength < 0) throw InvalidInput("minlength should be >= 0");
+  const Tensor x = to_dtype(contiguous(self), DType::Int64);
+  int64_t n = minlength;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const int64_t v = data_of<int64_t>(x)[i];
+    if (v < 0) throw InvalidInput("bincount only supports 1-d non-negative integral inputs.");
+    n = std::max(n, v + 1);
+  }
+  if (weights_arg.is_none()) {
+    Tensor out = Tensor::empty(DType::Int64, {n});
+    std::fill(mutable_data_of<int64_t>(out), mutable_data_of<int64_t>(out) + n, 0);
+    for (int64_t i = 0; i < x.numel(); ++i) ++mutable_data_of<int64_t>(out)[data_of<int64_t>(x)[i]];
+    return out;
+  }
+  const Tensor& w = weights_arg.to_tensor();
+  if (w.dim() != 1 || w.numel() != x.numel()) throw InvalidInput("weights should be 1-d and have the same length as input");
+  // float weights count in float, any other in double (ATen's two instantiations).
+  const DType dt = w.dtype() == DType::Float32 ? DType::Float32 : DType::Float64;
+  const Tensor wc = to_dtype(contiguous(w), DType::Float64);
+  std::vector<double> acc(static_cast<size_t>(n), 0.0);
+  for (int64_t i = 0; i < x.numel(); ++i) acc[data_of<int64_t>(x)[i]] += data_of<double>(wc)[i];
+  Tensor out = Tensor::empty(dt, {n});
+  for (int64_t i = 0; i < n; ++i) {
+    if (dt == DType::Float32) mutable_data_of<float>(out)[i] = static_cast<float>(acc[i]);
+    else mutable_data_of<double>(out)[i] = acc[i];
+  }
+  return out;
+}
+
+// ---- cov, corrcoef, cdist, dist -------------------------------------------------------------------
+
+// Rows are variables, columns observations (a 1-D input is one variable); no weights.
+Tensor cov_impl(const Tensor& self, int64_t correction, const IValue& fweights, const IValue& aweights, const char* op) {
+  if (self.dim() > 2) throw InvalidInput(fmt::format("{}(): expected input to have two or fewer dimensions but got an input with {} dimensions", op, self.dim()));
+  if (!fweights.is_none() || !aweights.is_none()) throw Unsupported("cov(): fweights and aweights");
+  const DType dt = is_floating(self.dtype()) ? self.dtype() : DType::Float32;
+  const Tensor x = to_dtype(contiguous(self), DType::Float64);
+  const int64_t vars = self.dim() < 2 ? 1 : self.sizes()[0];
+  const int64_t obs = self.dim() == 0 ? 1 : self.sizes()[self.dim() - 1];
+  std::vector<double> mean(static_cast<size_t>(vars), 0.0);
+  const double* p = data_of<double>(x);
+  for (int64_t v = 0; v < vars; ++v) {
+    for (int64_t o = 0; o < obs; ++o) mean[v] += p[v * obs + o];
+    mean[v] /= static_cast<double>(obs);
+  }
+  const double denom = std::max(0.0, static_cast<double>(obs - correction));
+  Tensor out = Tensor::empty(dt, self.dim() < 2 ? std::vector<int64_t>{} : std::vector<int64_t>{vars, vars});
+  dispatch_dtype(dt, op, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      for (int64_t a = 0; a < vars; ++a)
+        for (int64_t b = 0; b < vars; ++b) {
+          double acc = 0;
+          for (int64_t o = 0; o < obs; ++o) acc += (p[a * obs + o] - mean[a]) * (p[b * obs + o] - mean[b]);
+          mutable_data_of<T>(out)[a * vars + b] = static_cast<T>(acc / denom);
+        }
+    }
+  });
+  return out;
+}
+
+Tensor corrcoef_impl(const Tensor& self) {
+  Tensor c = cov_impl(self, 1, IValue(), IValue(), "corrcoef");
+  if (c.dim() == 0) {  // one variable: c / c
+    dispatch_dtype(c.dtype(), "corrcoef", [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (std::is_floating_point_v<T>) {
+        T& v = *mutable_data_of<T>(c);
+        v = v / v;
+      }
+    });
+    return c;
+  }
+  const int64_t n = c.sizes()[0];
+  dispatch_dtype(c.dtype(), "corrcoef", [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_floating_point_v<T>) {
+      T* m = mutable_data_of<T>(c);
+      std::vector<T> sd(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) sd[i] = std::sqrt(m[i * n + i]);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) m[i * n + j] = std::clamp(m[i * n + j] / sd[i] / sd[j], T(-1), T(1));
+    }
+  });
+  return c;
+}
+
+double p_distance(const double* a, const double* b, int64_t m, double p) {
+  double acc = 0;
+  if (p == 0) {
+    for (int64_t k = 0; k < m; ++k) acc += a[k] != b[k];
+    return acc;
+  }
+  if (std::isinf(p)) {
+    for (int64_t k = 0; k < m; ++k) acc = std::max(acc, std::abs(a[k] - b[k]));
+    return acc;
+  }
+  for (int64_t k = 0; k < m; ++k) acc += std::pow(std::abs(a[k] - b[k]), p);
+  return p == 1 ? acc : std::pow(acc, 1.0 / p);
+}
+
+Tensor cdist_impl(const Tensor& x1, const Tensor& x2, double p) {
+  if (x1.dim() < 2 || x2.dim() < 2) throw InvalidInput("cdist only supports at least 2D tensors, X1 got: " + std::to_string(x1.dim()) + "D");
+  if (x1.sizes().back() != x2.sizes().back())
+    throw InvalidInput(fmt::format("X1 and X2 must have the same number of columns. X1: {} X2: {}", x1.sizes().back(), x2.sizes().back()));
+  if (!is_floating(x1.dtype())) throw InvalidInput(fmt::format("cdist only supports floating-point dtypes, X1 got: {}", scalar_type_name(x1.dtype())));
+  if (p < 0) throw InvalidInput("cdist only supports non-negative p values");
+  std::vector<int64_t> b1(x1.sizes().begin(), x1.sizes().end() - 2), b2(x2.sizes().begin(), x2.sizes().end() - 2);
+  const std::vector<int64_t> batch = broadcast_shapes(b1, b2);
+  const int64_t P = x1.sizes()[x1.dim() - 2], R = x2.sizes()[x2.dim() - 2], M = x1.sizes().back();
+  auto full = [&](const Tensor& t, int64_t rows) {
+    std::vector<int64_t> sz = batch;
+    sz.push_back(rows);
+    sz.push_back(M);
+    return to_dtype(contiguous(expand_to(t, sz)), DType::Float64);
+  };
+  const Tensor a = full(x1, P), b = full(x2, R);
+  std::vector<int64_t> osz = batch;
+  osz.push_back(P);
+  osz.push_back(R);
+  Tensor out = Tensor::empty(x1.dtype(), osz);
+  int64_t nb = 1;
+  for (auto d : batch) nb *= d;
+  dispatch_dtype(x1.dtype(), "cdist", [&](auto tag) {
+    using T = decltype(tag);
+    T* o = mutable_data_of<T>(out);
+    for (int64_t bi = 0; bi < nb; ++bi)
+      for (int64_t i = 0; i < P; ++i)
+        for (int64_t j = 0; j < R; ++j)
+          o[(bi * P + i) * R + j] =
+              static_cast<T>(p_distance(data_of<double>(a) + (bi * P + i) * M, data_of<double>(b) + (bi * R + j) * M, M, p));
+  });
+  return out;
+}
+
+Tensor dist_impl(const Tensor& a, const Tensor& b, double p) {
+  const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
+  const DType dt = promote_types(a.dtype(), b.dtype());
+  if (!is_floating(dt)) throw InvalidInput(fmt::format("dist only supports floating-point dtypes, got: {}", scalar_type_name(dt)));
+  const Tensor x = to_dtype(contiguous(expand_to(a, shape)), DType::Float64), y = to_dtype(contiguous(expand_to(b, shape)), DType::Float64);
+  const double d = p_distance(data_of<double>(x), data_of<double>(y), x.numel(), p);
+  return scalar_to_tensor(IValue(d), dt);
+}
+
 }  // namespace
 
 void register_statistics_kernels() {
@@ -362,6 +544,12 @@ void register_statistics_kernels() {
   });
   for (const char* name : {"aten::quantile", "aten::quantile.scalar"})
     register_kernel(name, [](Stack& s) { set_output(s, quantile_impl(targ(s, 0), s[1], s[2], s[3].to_bool(), s[4].to_string(), false)); });
+  register_kernel("aten::histc", [](Stack& s) { set_output(s, histc_impl(targ(s, 0), s[1].to_int(), s[2].to_double(), s[3].to_double())); });
+  register_kernel("aten::bincount", [](Stack& s) { set_output(s, bincount_impl(targ(s, 0), s[1], s[2].to_int())); });
+  register_kernel("aten::cov", [](Stack& s) { set_output(s, cov_impl(targ(s, 0), s[1].to_int(), s[2], s[3], "cov")); });
+  register_kernel("aten::corrcoef", [](Stack& s) { set_output(s, corrcoef_impl(targ(s, 0))); });
+  register_kernel("aten::cdist", [](Stack& s) { set_output(s, cdist_impl(targ(s, 0), targ(s, 1), s[2].to_double())); });
+  register_kernel("aten::dist", [](Stack& s) { set_output(s, dist_impl(targ(s, 0), targ(s, 1), s[2].to_double())); });
   for (const char* name : {"aten::nanquantile", "aten::nanquantile.scalar"})
     register_kernel(name, [](Stack& s) { set_output(s, quantile_impl(targ(s, 0), s[1], s[2], s[3].to_bool(), s[4].to_string(), true)); });
 }

@@ -213,6 +213,50 @@ case("aten::sort.stable", torch.tensor([[3.0, float("nan"), 1.0], [2.0, 2.0, -1.
 case("aten::argsort.stable", torch.tensor([2, 1, 2, 0, 1]), True, -1, False)
 case("aten::msort", f(4, 3))
 
+# ---- where(cond), take_along_dim, *_scatter, searchsorted/bucketize ---------------------------------------
+case("aten::where", torch.tensor([[0, 1, 0], [2, 0, 3]]))
+case("aten::take_along_dim", f(3, 4), torch.tensor([[0], [3], [1]]), 1)
+case("aten::take_along_dim", f(3, 4), torch.argsort(f(3, 4), dim=0), 0)
+case("aten::take_along_dim", f(3, 4), torch.tensor([0, 11, 5]), None)
+case("aten::select_scatter", torch.zeros(3, 4), torch.ones(4), 0, 1)
+case("aten::slice_scatter", torch.zeros(4, 6), torch.ones(4, 2), 1, 1, 5, 2)
+case("aten::slice_scatter", torch.zeros(4, 6), torch.ones(2, 6), 0, None, 2, 1)
+case("aten::diagonal_scatter", torch.zeros(3, 3), torch.arange(3.0), 0, 0, 1)
+case("aten::diagonal_scatter", torch.zeros(3, 4), torch.ones(3), 1, 0, 1)
+case("aten::select_scatter", torch.zeros(3, 4), torch.ones(3), 0, 1)   # error: size
+seq = torch.tensor([1.0, 3.0, 5.0, 7.0, 9.0])
+case("aten::searchsorted.Tensor", seq, torch.tensor([[3.0, 6.0, 9.0], [0.0, 10.0, 5.0]]), False, False, None, None)
+case("aten::searchsorted.Tensor", seq, torch.tensor([3.0, 6.0, 9.0]), True, True, None, None)
+case("aten::searchsorted.Tensor", torch.tensor([[1, 3, 5], [2, 4, 6]]), torch.tensor([[3, 6], [1, 7]]), False, False, "right", None)
+case("aten::searchsorted.Scalar", seq, 4, False, False, None, None)
+case("aten::searchsorted.Tensor", torch.tensor([5.0, 1.0, 3.0]), torch.tensor([2.0, 4.0]), False, False, None, torch.tensor([1, 2, 0]))
+case("aten::bucketize.Tensor", torch.tensor([[0.5, 3.0], [9.0, 12.0]]), seq, False, True)
+case("aten::bucketize.Scalar", 3, seq, True, False)
+
+# ---- histc, bincount, cov, corrcoef, cdist, dist ---------------------------------------------------------
+case("aten::histc", f(50), 10, 0, 0)
+case("aten::histc", f(50).double(), 4, -1, 1)
+case("aten::histc", torch.tensor([1.0, 1.0, 1.0]), 5, 0, 0)
+case("aten::bincount", torch.tensor([0, 2, 2, 5]), None, 0)
+case("aten::bincount", torch.tensor([0, 2, 2, 5]), torch.tensor([0.5, 1.0, 2.0, 3.0]), 8)
+case("aten::bincount", torch.tensor([1, 1]), torch.tensor([1.0, 2.0], dtype=torch.float64), 0)
+case("aten::bincount", torch.tensor([-1, 2]), None, 0)   # error: negative
+case("aten::cov", f(3, 6), 1, None, None)
+case("aten::cov", f(6), 0, None, None)
+case("aten::cov", torch.tensor([[1, 2, 4], [0, 5, 1]]), 1, None, None)
+case("aten::corrcoef", f(4, 7))
+case("aten::cdist", f(4, 3), f(5, 3), 2.0, None)
+case("aten::cdist", f(2, 4, 3), f(5, 3), 1.0, None)
+case("aten::cdist", f(4, 3), f(5, 3), 0.0, None)
+case("aten::cdist", f(4, 3), f(5, 3), float("inf"), None)
+case("aten::cdist", f(4, 3), f(5, 2), 2.0, None)   # error: columns
+case("aten::dist", f(3, 4), f(4), 2)
+case("aten::dist", f(3, 4), f(4), 1.5)
+case("aten::range", 0, 4, None, None, None, None)
+case("aten::range.step", 1, 2, 0.25, F64, None, None, None)
+case("aten::tril_indices", 3, 4, 0, I64, None, None, None)
+case("aten::triu_indices", 4, 3, -1, I64, None, None, None)
+
 # ---- triangles, eye ----------------------------------------------------------------------------------
 case("aten::triu", f(3, 4), 0)
 case("aten::triu", f(2, 3, 4), 1)
