@@ -6,6 +6,7 @@
 // absolute, negative, clip, arctan2, ...), which run the canonical op's kernel.
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,10 @@ JITCTL_ALIAS(kClamp, "aten::clamp")
 JITCTL_ALIAS(kClampTensor, "aten::clamp.Tensor")
 JITCTL_ALIAS(kAtan2, "aten::atan2")
 JITCTL_ALIAS(kSign, "aten::sign")
+JITCTL_ALIAS(kTrunc, "aten::trunc")
+JITCTL_ALIAS(kBitAnd, "aten::bitwise_and.Tensor")
+JITCTL_ALIAS(kBitOr, "aten::bitwise_or.Tensor")
+JITCTL_ALIAS(kBitXor, "aten::bitwise_xor.Tensor")
 #undef JITCTL_ALIAS
 
 double f_acos(double x) { return std::acos(x); }
@@ -160,6 +165,54 @@ double f_lgamma(double x) { return std::lgamma(x); }
 double f_deg2rad(double x) { return x * (M_PI / 180.0); }
 double f_rad2deg(double x) { return x * (180.0 / M_PI); }
 double f_sinc(double x) { return x == 0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x); }
+
+// erfinv: a rational first guess refined by two Newton steps on erf (exact to double rounding).
+double f_erfinv(double y) {
+  if (y <= -1) return y == -1 ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  if (y >= 1) return y == 1 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  if (y != y) return y;
+  const double w = -std::log((1.0 - y) * (1.0 + y));
+  double x;
+  if (w < 5.0) {
+    const double t = w - 2.5;
+    double p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941})
+      p = c + p * t;
+    x = p * y;
+  } else {
+    const double t = std::sqrt(w) - 3.0;
+    double p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682})
+      p = c + p * t;
+    x = p * y;
+  }
+  for (int i = 0; i < 2; ++i) x -= (std::erf(x) - y) / (2.0 / std::sqrt(M_PI) * std::exp(-x * x));
+  return x;
+}
+
+// digamma: the recurrence up to x >= 6, then the asymptotic series; reflection below 0.
+double f_digamma(double x) {
+  if (x == 0) return std::copysign(std::numeric_limits<double>::infinity(), -x);
+  if (x < 0) {
+    if (x == std::floor(x)) return std::numeric_limits<double>::quiet_NaN();
+    return f_digamma(1 - x) - M_PI / std::tan(M_PI * x);
+  }
+  double r = 0;
+  while (x < 6) r -= 1 / x, x += 1;
+  const double f = 1 / (x * x);
+  return r + std::log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+
+// i0: the power series sum ((x/2)^k / k!)^2, which converges for every x.
+double f_i0(double x) {
+  const double q = x * x / 4;
+  double term = 1, sum = 1;
+  for (int k = 1; k < 500 && term > sum * 1e-17; ++k) {
+    term *= q / (static_cast<double>(k) * k);
+    sum += term;
+  }
+  return sum;
+}
 
 template <double (*F)(double)>
 void k_unary(Stack& s) {
@@ -246,6 +299,32 @@ void register_math_kernels() {
   register_kernel("aten::deg2rad", k_unary<f_deg2rad>);
   register_kernel("aten::rad2deg", k_unary<f_rad2deg>);
   register_kernel("aten::sinc", k_unary<f_sinc>);
+  register_kernel("aten::erfinv", k_unary<f_erfinv>);
+  register_kernel("aten::digamma", k_unary<f_digamma>);
+  register_kernel("aten::i0", k_unary<f_i0>);
+  register_kernel("aten::frac", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    if (!is_floating(x.dtype())) throw InvalidInput(fmt::format("\"frac_cpu\" not implemented for '{}'", scalar_type_name(x.dtype())));
+    set_output(s, unary_float(x, "frac", [](double a) { return a - std::trunc(a); }));
+  });
+  register_kernel("aten::fix", alias<kTrunc>);
+  register_kernel("aten::round.decimals", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    const int64_t d = s[1].to_int();
+    if (!is_floating(x.dtype())) throw InvalidInput("round_mode is not supported for integer inputs");
+    // ATen: scale by 10^d (or divide by 10^-d), round half to even, scale back, in the input's type.
+    Tensor out = Tensor::empty(x.dtype(), x.sizes());
+    StridedLoop it(out, {&x});
+    dispatch_dtype(x.dtype(), "round", [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (kFloat<T>) {
+        const bool neg = d < 0;
+        const T ten = static_cast<T>(std::pow(10.0, static_cast<double>(neg ? -d : d)));
+        unary_loop<T, T>(it, [&](T a) { return neg ? std::nearbyint(a / ten) * ten : std::nearbyint(a * ten) / ten; });
+      }
+    });
+    set_output(s, std::move(out));
+  });
   register_kernel("aten::logit", [](Stack& s) { set_output(s, logit(targ(s, 0), s[1])); });
   register_kernel("aten::isnan", k_classify<f_isnan, 0>);
   register_kernel("aten::isinf", k_classify<f_isinf, 0>);
@@ -288,6 +367,67 @@ void register_math_kernels() {
       const Tensor a = operand_as(s[0], DType::Float64), b = operand_as(s[1], DType::Float64);
       set_output(s, binary(IValue(a), IValue(b), true, "float_power", [](auto x, auto y) { return std::pow(x, y); }));
     });
+  for (bool g : {true, false})
+    register_kernel(g ? "aten::gcd" : "aten::lcm", g ? KernelFn([](Stack& s) {
+      if (is_floating(targ(s, 0).dtype()) || is_floating(targ(s, 1).dtype()))
+        throw InvalidInput("\"gcd_cpu\" not implemented for 'Float'");
+      set_output(s, binary(s[0], s[1], false, "gcd", [](auto a, auto b) {
+        using T = decltype(a);
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(std::gcd(a, b));
+        else return a;
+      }));
+    }) : KernelFn([](Stack& s) {
+      if (is_floating(targ(s, 0).dtype()) || is_floating(targ(s, 1).dtype()))
+        throw InvalidInput("\"lcm_cpu\" not implemented for 'Float'");
+      set_output(s, binary(s[0], s[1], false, "lcm", [](auto a, auto b) {
+        using T = decltype(a);
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+          const T g = static_cast<T>(std::gcd(a, b));
+          return g == 0 ? T(0) : static_cast<T>(std::abs(a / g * b));
+        } else {
+          return a;
+        }
+      }));
+    }));
+  register_kernel("aten::isclose", [](Stack& s) {
+    const double rtol = s[2].to_double(), atol = s[3].to_double();
+    const bool equal_nan = s[4].to_bool();
+    const Tensor &a = targ(s, 0), &b = targ(s, 1);
+    if (a.dtype() != b.dtype())
+      throw InvalidInput(fmt::format("{} did not match {}", scalar_type_name(a.dtype()), scalar_type_name(b.dtype())));
+    const auto shape = broadcast_shapes(a.sizes(), b.sizes());
+    const Tensor x = to_dtype(contiguous(expand_to(a, shape)), DType::Float64), y = to_dtype(contiguous(expand_to(b, shape)), DType::Float64);
+    Tensor out = Tensor::empty(DType::Bool, shape);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      const double u = data_of<double>(x)[i], v = data_of<double>(y)[i];
+      bool c = u == v || (equal_nan && u != u && v != v);
+      if (!c && std::isfinite(u) && std::isfinite(v)) c = std::abs(u - v) <= atol + rtol * std::abs(v);
+      mutable_data_of<bool>(out)[i] = c;
+    }
+    set_output(s, std::move(out));
+  });
+  register_kernel("aten::allclose", [](Stack& s) {
+    const Stack args = s;
+    static const KernelFn isclose = find_kernel("aten::isclose");
+    Stack t = args;
+    isclose(t);
+    const Tensor& c = t[0].to_tensor();
+    bool all = true;
+    for (int64_t i = 0; i < c.numel() && all; ++i) all = data_of<bool>(c)[i];
+    set_output(s, IValue(all));
+  });
+  register_kernel("aten::equal", [](Stack& s) {
+    const Tensor &a = targ(s, 0), &b = targ(s, 1);
+    bool eq = a.sizes() == b.sizes();
+    if (eq) {
+      const Tensor x = to_dtype(contiguous(a), DType::Float64), y = to_dtype(contiguous(b), DType::Float64);
+      for (int64_t i = 0; i < x.numel() && eq; ++i) eq = data_of<double>(x)[i] == data_of<double>(y)[i];
+    }
+    set_output(s, IValue(eq));
+  });
+  register_kernel("aten::bitwise_and.Scalar_Tensor", alias<kBitAnd>);
+  register_kernel("aten::bitwise_or.Scalar_Tensor", alias<kBitOr>);
+  register_kernel("aten::bitwise_xor.Scalar_Tensor", alias<kBitXor>);
   register_kernel("aten::heaviside", [](Stack& s) {
     if (targ(s, 0).dtype() != targ(s, 1).dtype())
       throw InvalidInput("heaviside is not yet implemented for tensors with different dtypes");

@@ -59,6 +59,9 @@ std::string value_diff(const IValue& got, const IValue& want) {
       if (auto d = value_diff(g[i], w[i]); !d.empty()) return fmt::format("item {}: {}", i, d);
     return "";
   }
+  if (want.is(K::Bool))  // allclose, equal
+    return got.is(K::Bool) ? (got.to_bool() == want.to_bool() ? "" : fmt::format("{} != {}", got.to_bool(), want.to_bool()))
+                           : "expected a bool";
   return "unexpected output kind";
 }
 
