@@ -13,12 +13,12 @@
 namespace jitctl {
 
 struct KnownVersions {
-  static constexpr std::array<std::string_view, 3> names{"1.13", "2.4", "2.15"};
+  static constexpr std::array<std::string_view, 4> names{"1.13", "2.0", "2.4", "2.15"};
   static const SchemaRegistry& get(size_t i) {
-    static const std::array<std::string_view (*)(), 3> texts{embedded_schemas_text, embedded_schemas_2_4_text,
-                                                             embedded_schemas_2_15_text};
-    static std::array<std::once_flag, 3> once;
-    static std::array<std::unique_ptr<SchemaRegistry>, 3> regs;
+    static const std::array<std::string_view (*)(), 4> texts{embedded_schemas_text, embedded_schemas_2_0_text,
+                                                             embedded_schemas_2_4_text, embedded_schemas_2_15_text};
+    static std::array<std::once_flag, 4> once;
+    static std::array<std::unique_ptr<SchemaRegistry>, 4> regs;
     std::call_once(once[i], [i] {
       regs[i] = std::make_unique<SchemaRegistry>(texts[i]());
       regs[i]->version_ = names[i];

@@ -1,6 +1,6 @@
 #pragma once
 // The operator schemas PyTorch's JIT knows (torch._C._jit_get_all_schemas()), one list per PyTorch
-// version jitctl knows (1.13: testdata/schemas/schemas.txt; 2.x: schemas_2.N.txt), each in that
+// version jitctl knows (1.13: testdata/schemas/schemas.txt; 2.0, 2.4, 2.15: schemas_2.N.txt), each in that
 // version's registration order and compiled into the binary. Each operator's overloads are parsed
 // the first time someone asks for that operator, so a lookup costs microseconds, not the whole
 // table.
@@ -29,10 +29,10 @@ class SchemaRegistry {
   // The embedded schemas of the active version (see above); built on first use, safe to use from
   // any thread.
   static const SchemaRegistry& builtin();
-  // The versions whose lists are compiled in, oldest first: "1.13", "2.4", "2.15".
+  // The versions whose lists are compiled in, oldest first: "1.13", "2.0", "2.4", "2.15".
   static std::span<const std::string_view> versions();
   // The list of a version "MAJOR.MINOR": the newest known one not newer than it (2.7 -> 2.4; 1.13
-  // for anything older than 2.4). InvalidInput for text that is not a version.
+  // for anything older than 2.0). InvalidInput for text that is not a version.
   static const SchemaRegistry& for_version(std::string_view version);
   // The known version for_version() would use ("2.7" -> "2.4").
   static std::string_view known_version(std::string_view version);
@@ -97,6 +97,7 @@ std::vector<const FunctionSchema*> historic_overloads(std::string_view name);
 
 // The embedded texts themselves (generated from testdata/schemas/schemas*.txt at build time).
 std::string_view embedded_schemas_text();
+std::string_view embedded_schemas_2_0_text();
 std::string_view embedded_schemas_2_4_text();
 std::string_view embedded_schemas_2_15_text();
 

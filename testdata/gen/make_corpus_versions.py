@@ -219,7 +219,7 @@ class SDPAMasks(nn.Module):
     def forward(self, q: Tensor, k: Tensor, v: Tensor, keep: Tensor) -> Tuple[Tensor, Tensor, Tensor]:
         a = F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
         bias = torch.zeros(keep.shape, dtype=q.dtype).masked_fill(keep.logical_not(), float("-inf"))
-        b = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=0.3)
+        b = F.scaled_dot_product_attention(q, k, v, attn_mask=bias * 0.3)  # `scale` is 2.1+
         c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.0)
         return a, b, c
 

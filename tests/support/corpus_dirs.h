@@ -19,6 +19,7 @@ inline const std::vector<CorpusDir>& corpus_dirs() {
       {"models", "golden", nullptr},
       {"models_torch2", "golden_torch2", "1.13"},  // written by 2.4.1, printed by 1.13
       {"models_torch1.13", "golden_torch1.13", nullptr},
+      {"models_torch2.0", "golden_torch2.0", "2.0"},
       {"models_torch2.4", "golden_torch2.4", "2.4"},
       {"models_torch2.15", "golden_torch2.15", nullptr},  // the default for 2.x archives is 2.15
       {"models_old", "golden_old", nullptr},              // old operator versions: upgraders

@@ -1,6 +1,6 @@
 // kernel_coverage [--check README.md | --missing FAMILY]: how many operator schemas have a CPU kernel, overall and per
 // family, as a Markdown table. The schemas counted are the aten:: overloads of every PyTorch
-// version jitctl knows (1.13, 2.4, 2.15; one per overload name) that a model calls: out= forms,
+// version jitctl knows (1.13, 2.0, 2.4, 2.15; one per overload name) that a model calls: out= forms,
 // named-tensor (Dimname) overloads and *_backward ops are left out. With --check, the table
 // between the `<!-- kernel-coverage -->` markers of the file must be exactly this one (exit 1
 // otherwise), so the README's numbers stay true.

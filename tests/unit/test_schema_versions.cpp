@@ -38,7 +38,8 @@ std::string_view op_name(std::string_view line) { return line.substr(0, line.fin
 }  // namespace
 
 TEST_CASE("schema versions: every 2.x schema prints back exactly as that PyTorch printed it") {
-  for (auto [version, text, count] : {std::tuple{"2.4", embedded_schemas_2_4_text(), size_t{4358}},
+  for (auto [version, text, count] : {std::tuple{"2.0", embedded_schemas_2_0_text(), size_t{4240}},
+                                      std::tuple{"2.4", embedded_schemas_2_4_text(), size_t{4358}},
                                       std::tuple{"2.15", embedded_schemas_2_15_text(), size_t{4415}}}) {
     CAPTURE(version);
     const auto lines = lines_of(text);
@@ -82,7 +83,8 @@ TEST_CASE("schema versions: every 2.x schema prints back exactly as that PyTorch
 TEST_CASE("schema versions: which list a version gets") {
   CHECK(SchemaRegistry::known_version("1.13") == "1.13");
   CHECK(SchemaRegistry::known_version("1.10") == "1.13");  // older archives: the oldest list there is
-  CHECK(SchemaRegistry::known_version("2.0") == "1.13");
+  CHECK(SchemaRegistry::known_version("2.0") == "2.0");
+  CHECK(SchemaRegistry::known_version("2.3") == "2.0");
   CHECK(SchemaRegistry::known_version("2.4") == "2.4");
   CHECK(SchemaRegistry::known_version("2.9.1") == "2.4");
   CHECK(SchemaRegistry::known_version("2.15") == "2.15");
@@ -92,6 +94,9 @@ TEST_CASE("schema versions: which list a version gets") {
 
   // 2.x-only operators exist only in 2.x lists; trailing defaults differ between versions.
   CHECK(SchemaRegistry::for_version("1.13").overloads("aten::scaled_dot_product_attention").empty());
+  const FunctionSchema* s20 = SchemaRegistry::for_version("2.0").find("aten::scaled_dot_product_attention");
+  REQUIRE(s20);
+  CHECK(s20->arguments.size() == 6);   // no scale yet
   const FunctionSchema* s24 = SchemaRegistry::for_version("2.4").find("aten::scaled_dot_product_attention");
   const FunctionSchema* s215 = SchemaRegistry::for_version("2.15").find("aten::scaled_dot_product_attention");
   REQUIRE(s24);
