@@ -207,6 +207,8 @@ void register_factory_kernels() {
   for (bool upper : {false, true})
     register_kernel(upper ? "aten::triu_indices" : "aten::tril_indices", upper ? KernelFn([](Stack& s) {
       const int64_t r = s[0].to_int(), c = s[1].to_int(), k = s[2].to_int();
+      if (r < 0) throw InvalidInput(fmt::format("row must be non-negative, got{}", r));
+      if (c < 0) throw InvalidInput(fmt::format("col must be non-negative, got{}", c));
       std::vector<int64_t> rows, cols;
       for (int64_t i = 0; i < r; ++i)
         for (int64_t j = 0; j < c; ++j)
@@ -218,6 +220,8 @@ void register_factory_kernels() {
       set_output(s, to_dtype(out, dt));
     }) : KernelFn([](Stack& s) {
       const int64_t r = s[0].to_int(), c = s[1].to_int(), k = s[2].to_int();
+      if (r < 0) throw InvalidInput(fmt::format("row must be non-negative, got{}", r));
+      if (c < 0) throw InvalidInput(fmt::format("col must be non-negative, got{}", c));
       std::vector<int64_t> rows, cols;
       for (int64_t i = 0; i < r; ++i)
         for (int64_t j = 0; j < c; ++j)

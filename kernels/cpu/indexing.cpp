@@ -366,6 +366,8 @@ Tensor searchsorted_impl(const Tensor& sorted_arg, const IValue& values, bool ou
       throw InvalidInput("torch.searchsorted(): side and right can't be set to opposites, got side of left while right was True");
     right = sd == "right";
   }
+  if (sorted_arg.dim() == 0)
+    throw InvalidInput("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
   Tensor sorted = sorted_arg;
   if (!sorter_arg.is_none())
     sorted = call("aten::gather", {IValue(sorted_arg), IValue(int64_t{-1}), sorter_arg, IValue(false)})[0].to_tensor();

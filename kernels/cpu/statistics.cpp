@@ -254,6 +254,7 @@ Tensor quantile_impl(const Tensor& self, const IValue& q_arg, const IValue& dim,
                      bool skip_nan) {
   const char* op = skip_nan ? "nanquantile" : "quantile";
   const Interp interp = interpolation_arg(interp_name, op);
+  if (self.numel() == 0) throw InvalidInput(fmt::format("{}() input tensor must be non-empty", op));
   if (self.dtype() != DType::Float32 && self.dtype() != DType::Float64)
     throw InvalidInput(fmt::format("{}() input tensor must be either float or double dtype", op));
   std::vector<double> qs;

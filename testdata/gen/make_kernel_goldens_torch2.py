@@ -255,6 +255,9 @@ case("aten::dist", f(3, 4), f(4), 1.5)
 case("aten::range", 0, 4, None, None, None, None)
 case("aten::range.step", 1, 2, 0.25, F64, None, None, None)
 case("aten::tril_indices", 3, 4, 0, I64, None, None, None)
+case("aten::tril_indices", -1, 4, 0, I64, None, None, None)   # error: negative row
+case("aten::quantile.scalar", torch.tensor([]), 0.5, None, False, "linear")   # error: empty
+case("aten::searchsorted.Tensor", torch.tensor(1.0), torch.tensor([1.0]), False, False, None, None)   # error: 0-dim boundaries
 case("aten::triu_indices", 4, 3, -1, I64, None, None, None)
 
 # ---- triangles, eye ----------------------------------------------------------------------------------
