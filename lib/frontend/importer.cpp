@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -102,10 +103,24 @@ static std::string_view detect_schema_version(const Archive& archive) {
       throw InvalidInput(fmt::format("JITCTL_TORCH_VERSION: {}", e.what()));
     }
   }
-  // PyTorch 2.x writes these records and 1.13 does not; which 2.x wrote an archive is not
-  // recorded anywhere, so its newest known list is the best guess.
+  // PyTorch 2.1 and later write these records and 1.13 and 2.0 do not; which 2.x wrote an
+  // archive is not recorded anywhere, so the newest known list is the best guess.
   if (archive.has("byteorder") || archive.has(".data/serialization_id")) return SchemaRegistry::versions().back();
   return SchemaRegistry::versions().front();
+}
+
+// Does code call `torch.NAME` for an operator 2.0 has and 1.13 does not? Then, in an archive
+// without 2.1's records, PyTorch 2.0 wrote it (scaled_dot_product_attention, say).
+static bool calls_operator_new_in_2_0(const std::string& text) {
+  const SchemaRegistry& old = SchemaRegistry::for_version("1.13");
+  const SchemaRegistry& v20 = SchemaRegistry::for_version("2.0");
+  for (size_t at = text.find("torch."); at != std::string::npos; at = text.find("torch.", at + 6)) {
+    size_t end = at + 6;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    const std::string op = "aten::" + text.substr(at + 6, end - at - 6);
+    if (old.overloads(op).empty() && !v20.overloads(op).empty()) return true;
+  }
+  return false;
 }
 
 std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
@@ -134,6 +149,9 @@ std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive)
           fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
       }
     }
+    const char* env = std::getenv("JITCTL_TORCH_VERSION");
+    if (cu->schema_version_ == SchemaRegistry::versions().front() && (!env || !*env) && calls_operator_new_in_2_0(f->text))
+      cu->schema_version_ = "2.0";
     cu->files_.push_back(std::move(f));
   }
   if (archive.has("constants.pkl")) {

@@ -57,7 +57,8 @@ class CompilationUnit {
   const std::vector<IValue>& constants() const { return constants_; }
   // The PyTorch version whose operator schemas compile this archive's code ("1.13", "2.15"; see
   // schema_registry.h): JITCTL_TORCH_VERSION when set, else the newest known 2.x for an archive
-  // that only PyTorch 2.x writes (a `byteorder` or `.data/serialization_id` record), else 1.13.
+  // that only PyTorch 2.1+ writes (a `byteorder` or `.data/serialization_id` record), else 2.0
+  // when its code calls `torch.X` for an operator 2.0 added, else 1.13.
   std::string_view schema_version() const { return schema_version_; }
   // The archive's file-format version: the operator version its code was written against
   // (passes/replace_old_operators.h); -1 for code that is not from an archive.
