@@ -232,6 +232,24 @@ void register_factory_kernels() {
       std::copy(cols.begin(), cols.end(), mutable_data_of<int64_t>(out) + rows.size());
       set_output(s, to_dtype(out, dt));
     }));
+  // as_tensor of a number or list: aten::tensor's kernel (requires_grad False); of a tensor: the
+  // tensor itself, converted only when a dtype is asked for.
+  for (const char* name : {"aten::as_tensor.float", "aten::as_tensor.int", "aten::as_tensor.bool", "aten::as_tensor.list"})
+    register_kernel(name, [](Stack& s) {
+      static const KernelFn by_kind[] = {find_kernel("aten::tensor.float"), find_kernel("aten::tensor.int"),
+                                         find_kernel("aten::tensor.bool"), find_kernel("aten::tensor")};
+      const IValue& d = s[0];
+      const KernelFn fn = d.is(K::Double) ? by_kind[0] : d.is(K::Int) ? by_kind[1] : d.is(K::Bool) ? by_kind[2] : by_kind[3];
+      if (!fn) throw Unsupported("as_tensor: no aten::tensor kernel");
+      s.emplace_back(false);
+      fn(s);
+    });
+  register_kernel("aten::as_tensor", [](Stack& s) {
+    check_device(s[2], "as_tensor");
+    const Tensor& t = targ(s, 0);
+    const auto dt = optional_scalar_type_arg(s[1]);
+    set_output(s, dt && *dt != t.dtype() ? to_impl(t, dt, IValue(), false) : t);
+  });
   // eye(n[, m]): ones on the diagonal.
   register_kernel("aten::eye", [](Stack& s) {
     const int64_t n = s[0].to_int();

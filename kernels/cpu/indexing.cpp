@@ -513,6 +513,15 @@ void register_indexing_kernels() {
   for (const char* name : {"aten::bucketize.Tensor", "aten::bucketize.Scalar"})
     register_kernel(name, [](Stack& s) { set_output(s, searchsorted_impl(targ(s, 1), s[0], s[2].to_bool(), s[3].to_bool(), IValue(), IValue())); });
   register_kernel("aten::argwhere", [](Stack& s) { set_output(s, nonzero_impl(targ(s, 0))); });
+  register_kernel("aten::nonzero_static", [](Stack& s) {  // nonzero cut or padded to `size` rows
+    const Tensor nz = nonzero_impl(targ(s, 0));
+    const int64_t size = s[1].to_int(), fill = s[2].to_int(), nd = nz.sizes()[1];
+    if (size < 0) throw InvalidInput(fmt::format("nonzero_static: 'size' must be an non-negative integer, got {}", size));
+    Tensor out = Tensor::empty(DType::Int64, {size, nd});
+    int64_t* o = mutable_data_of<int64_t>(out);
+    for (int64_t i = 0; i < size * nd; ++i) o[i] = i < nz.numel() ? data_of<int64_t>(nz)[i] : fill;
+    set_output(s, std::move(out));
+  });
   register_kernel("aten::take", [](Stack& s) { set_output(s, take_impl(targ(s, 0), targ(s, 1))); });
   register_kernel("aten::put", [](Stack& s) {
     Tensor t = copy_of(targ(s, 0));

@@ -308,6 +308,16 @@ void register_math_kernels() {
     set_output(s, unary_float(x, "frac", [](double a) { return a - std::trunc(a); }));
   });
   register_kernel("aten::fix", alias<kTrunc>);
+  register_kernel("aten::mvlgamma", [](Stack& s) {  // log of the multivariate gamma function
+    const int64_t p = s[1].to_int();
+    if (p < 1) throw InvalidInput("p has to be greater than or equal to 1");
+    const Tensor& x = targ(s, 0);
+    set_output(s, unary_float(x, "mvlgamma", [p](double a) {
+      double r = static_cast<double>(p) * static_cast<double>(p - 1) / 4.0 * std::log(M_PI);
+      for (int64_t i = 0; i < p; ++i) r += std::lgamma(a - static_cast<double>(i) / 2.0);
+      return r;
+    }));
+  });
   register_kernel("aten::round.decimals", [](Stack& s) {
     const Tensor& x = targ(s, 0);
     const int64_t d = s[1].to_int();

@@ -681,6 +681,14 @@ void register_reduction_kernels() {
     const Tensor& x = targ(s, 0);
     set_output(s, norm_impl(x, s[1], reduction_dims(s[2], x.dim(), "norm"), s[3].to_bool()));
   });
+  register_kernel("aten::norm.ScalarOpt_dtype", [](Stack& s) {
+    const Tensor x = to_dtype(targ(s, 0), scalar_type_arg(s[2]));
+    set_output(s, norm_impl(x, s[1], reduction_dims(IValue(), x.dim(), "norm"), false));
+  });
+  register_kernel("aten::norm.ScalarOpt_dim_dtype", [](Stack& s) {
+    const Tensor x = to_dtype(targ(s, 0), scalar_type_arg(s[4]));
+    set_output(s, norm_impl(x, s[1], reduction_dims(s[2], x.dim(), "norm"), s[3].to_bool()));
+  });
   register_kernel("aten::frobenius_norm", [](Stack& s) {
     const Tensor& x = targ(s, 0);
     set_output(s, norm_impl(x, IValue(), reduction_dims(IValue(), x.dim(), "frobenius_norm"), false));

@@ -512,6 +512,24 @@ Tensor cdist_impl(const Tensor& x1, const Tensor& x2, double p) {
   return out;
 }
 
+// pdist: the distances between every pair of rows i < j, in that order.
+Tensor pdist_impl(const Tensor& self, double p) {
+  if (self.dim() != 2) throw InvalidInput(fmt::format("pdist only supports 2D tensors, got: {}D", self.dim()));
+  if (!is_floating(self.dtype())) throw InvalidInput(fmt::format("pdist only supports floating-point dtypes"));
+  if (p < 0) throw InvalidInput("pdist only supports non-negative p values");
+  const int64_t n = self.sizes()[0], m = self.sizes()[1];
+  const Tensor x = to_dtype(contiguous(self), DType::Float64);
+  Tensor out = Tensor::empty(self.dtype(), {n * (n - 1) / 2});
+  dispatch_dtype(self.dtype(), "pdist", [&](auto tag) {
+    using T = decltype(tag);
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j)
+        mutable_data_of<T>(out)[k++] = static_cast<T>(p_distance(data_of<double>(x) + i * m, data_of<double>(x) + j * m, m, p));
+  });
+  return out;
+}
+
 Tensor dist_impl(const Tensor& a, const Tensor& b, double p) {
   const std::vector<int64_t> shape = broadcast_shapes(a.sizes(), b.sizes());
   const DType dt = promote_types(a.dtype(), b.dtype());
@@ -550,6 +568,7 @@ void register_statistics_kernels() {
   register_kernel("aten::cov", [](Stack& s) { set_output(s, cov_impl(targ(s, 0), s[1].to_int(), s[2], s[3], "cov")); });
   register_kernel("aten::corrcoef", [](Stack& s) { set_output(s, corrcoef_impl(targ(s, 0))); });
   register_kernel("aten::cdist", [](Stack& s) { set_output(s, cdist_impl(targ(s, 0), targ(s, 1), s[2].to_double())); });
+  register_kernel("aten::pdist", [](Stack& s) { set_output(s, pdist_impl(targ(s, 0), s[1].to_double())); });
   register_kernel("aten::dist", [](Stack& s) { set_output(s, dist_impl(targ(s, 0), targ(s, 1), s[2].to_double())); });
   for (const char* name : {"aten::nanquantile", "aten::nanquantile.scalar"})
     register_kernel(name, [](Stack& s) { set_output(s, quantile_impl(targ(s, 0), s[1], s[2], s[3].to_bool(), s[4].to_string(), true)); });
