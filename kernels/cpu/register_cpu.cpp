@@ -21,6 +21,7 @@ void register_cpu_kernels() {
   register_statistics_kernels();
   register_indexing_kernels();
   register_math_kernels();
+  register_tensor_algebra_kernels();
 }
 
 }  // namespace jitctl
