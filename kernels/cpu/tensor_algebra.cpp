@@ -1,5 +1,5 @@
 // Small tensor algebra that models call outside the GEMM paths: einsum (explicit or implicit
-// output, repeated letters as diagonals; no ellipsis yet), outer/ger, cross/linalg_cross, trace,
+// output, repeated letters as diagonals, ellipsis), outer/ger, cross/linalg_cross, trace,
 // diag, diag_embed, linalg_vector_norm, cosine_similarity, pairwise_distance. Computed in double
 // and written in the result dtype; these run on small operands in the models that use them.
 #include <algorithm>
@@ -35,11 +35,12 @@ Tensor from_doubles(const std::vector<double>& v, DType dt, const std::vector<in
 
 // ---- einsum --------------------------------------------------------------------------------------
 
+// "..." in a term stands for the operand's leading unnamed dims; each becomes an internal letter
+// (bytes 1..31, which no equation contains), right-aligned across operands so they broadcast.
 Tensor einsum_impl(const std::string& eq_arg, const std::vector<Tensor>& ops) {
   std::string eq;
   for (char c : eq_arg)
     if (c != ' ') eq += c;
-  if (eq.find("...") != std::string::npos) throw Unsupported("einsum with an ellipsis ('...')");
   const size_t arrow = eq.find("->");
   const std::string lhs = eq.substr(0, arrow);
   std::vector<std::string> terms;
@@ -51,6 +52,24 @@ Tensor einsum_impl(const std::string& eq_arg, const std::vector<Tensor>& ops) {
   }
   if (terms.size() != ops.size())
     throw InvalidInput(fmt::format("einsum(): more operands were provided than specified in the equation"));
+  int64_t ell = 0;  // dims the ellipsis covers (the most any operand gives it)
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const size_t at = terms[k].find("...");
+    if (at == std::string::npos) continue;
+    const int64_t named = static_cast<int64_t>(terms[k].size()) - 3;
+    ell = std::max(ell, ops[k].dim() - named);
+  }
+  if (ell > 31) throw Unsupported("einsum with an ellipsis over more than 31 dims");
+  auto expand_ellipsis = [&](const std::string& t, int64_t dims) {
+    const size_t at = t.find("...");
+    if (at == std::string::npos) return t;
+    std::string fill;
+    for (int64_t i = ell - dims; i < ell; ++i) fill += static_cast<char>(1 + i);
+    return t.substr(0, at) + fill + t.substr(at + 3);
+  };
+  for (size_t k = 0; k < ops.size(); ++k)
+    terms[k] = expand_ellipsis(terms[k], std::max<int64_t>(0, ops[k].dim() - (static_cast<int64_t>(terms[k].size()) - 3)));
+  auto internal = [](char c) { return c >= 1 && c <= 31; };
   std::map<char, int64_t> size, count;
   for (size_t k = 1; k < ops.size(); ++k)  // ATen multiplies the operands as they are
     if (ops[k].dtype() != ops[0].dtype())
@@ -61,7 +80,7 @@ Tensor einsum_impl(const std::string& eq_arg, const std::vector<Tensor>& ops) {
                                      terms[k].size(), ops[k].dim(), k));
     for (size_t d = 0; d < terms[k].size(); ++d) {
       const char c = terms[k][d];
-      if (!std::isalpha(static_cast<unsigned char>(c)))
+      if (!std::isalpha(static_cast<unsigned char>(c)) && !internal(c))
         throw InvalidInput(fmt::format("einsum(): invalid subscript given at index {} in the equation string, subscripts must be in [a-zA-Z]", d));
       const int64_t n = ops[k].sizes()[d];
       auto it = size.find(c);
@@ -77,12 +96,12 @@ Tensor einsum_impl(const std::string& eq_arg, const std::vector<Tensor>& ops) {
   }
   std::string out;
   if (arrow == std::string::npos) {
-    for (auto& [c, n] : count)
-      if (n == 1) out += c;  // implicit: letters seen once, in alphabetical order
+    for (auto& [c, n] : count)  // implicit: the ellipsis dims, then letters seen once, alphabetically
+      if (internal(c) || n == 1) out += c;
   } else {
-    out = eq.substr(arrow + 2);
+    out = expand_ellipsis(eq.substr(arrow + 2), ell);
     for (char c : out)
-      if (!size.count(c)) throw InvalidInput(fmt::format("einsum(): output subscript {} does not appear in the equation for any input operand", c));
+      if (!size.count(c) && !internal(c)) throw InvalidInput(fmt::format("einsum(): output subscript {} does not appear in the equation for any input operand", c));
   }
   std::string letters = out;
   for (auto& [c, n] : size)
