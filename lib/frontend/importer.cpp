@@ -113,19 +113,35 @@ static std::string_view detect_schema_version(const Archive& archive) {
 // without 2.1's records, PyTorch 2.0 wrote it (scaled_dot_product_attention, say).
 static bool calls_operator_new_in_2_0(const std::string& text) {
   const SchemaRegistry& old = SchemaRegistry::for_version("1.13");
-  const SchemaRegistry& v20 = SchemaRegistry::for_version("2.0");
   for (size_t at = text.find("torch."); at != std::string::npos; at = text.find("torch.", at + 6)) {
+    // `torch.X(`, not `__torch__.torch.nn...` nor `a.torch.x`
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_' || text[at - 1] == '.')) continue;
     size_t end = at + 6;
     while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
     const std::string op = "aten::" + text.substr(at + 6, end - at - 6);
-    if (old.overloads(op).empty() && !v20.overloads(op).empty()) return true;
+    // 2.0's index is built only for a name 1.13 lacks (an archive that 1.13 compiles never pays).
+    if (old.overloads(op).empty() && !SchemaRegistry::for_version("2.0").overloads(op).empty()) return true;
   }
   return false;
+}
+
+std::string_view CompilationUnit::schema_version() const {
+  std::call_once(scanned_, [this] {
+    if (!scan_for_2_0_) return;
+    for (const auto& f : files_)
+      if (calls_operator_new_in_2_0(f->text)) {
+        schema_version_ = "2.0";
+        return;
+      }
+  });
+  return schema_version_;
 }
 
 std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
   auto cu = std::make_shared<CompilationUnit>();
   cu->schema_version_ = detect_schema_version(archive);
+  const char* env = std::getenv("JITCTL_TORCH_VERSION");
+  cu->scan_for_2_0_ = cu->schema_version_ == SchemaRegistry::versions().front() && (!env || !*env);
   cu->format_version_ = archive.format_version();
   for (const auto& record : archive.list("code/")) {
     if (record.size() <= 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
@@ -149,9 +165,6 @@ std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive)
           fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
       }
     }
-    const char* env = std::getenv("JITCTL_TORCH_VERSION");
-    if (cu->schema_version_ == SchemaRegistry::versions().front() && (!env || !*env) && calls_operator_new_in_2_0(f->text))
-      cu->schema_version_ = "2.0";
     cu->files_.push_back(std::move(f));
   }
   if (archive.has("constants.pkl")) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -59,7 +60,8 @@ class CompilationUnit {
   // schema_registry.h): JITCTL_TORCH_VERSION when set, else the newest known 2.x for an archive
   // that only PyTorch 2.1+ writes (a `byteorder` or `.data/serialization_id` record), else 2.0
   // when its code calls `torch.X` for an operator 2.0 added, else 1.13.
-  std::string_view schema_version() const { return schema_version_; }
+  // Decided on first use: the code scan costs the schema index, which `info` never needs.
+  std::string_view schema_version() const;
   // The archive's file-format version: the operator version its code was written against
   // (passes/replace_old_operators.h); -1 for code that is not from an archive.
   int64_t format_version() const { return format_version_; }
@@ -76,7 +78,9 @@ class CompilationUnit {
 
   std::vector<std::unique_ptr<CodeFile>> files_;
   std::vector<IValue> constants_;
-  std::string_view schema_version_ = "1.13";
+  mutable std::string_view schema_version_ = "1.13";
+  bool scan_for_2_0_ = false;  // no env and no 2.1+ records: the code decides between 1.13 and 2.0
+  mutable std::once_flag scanned_;
   int64_t format_version_ = -1;
   std::map<std::string, Definition, std::less<>> definitions_;
   std::map<std::string, TypePtr, std::less<>> types_;
