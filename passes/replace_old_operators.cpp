@@ -6,25 +6,14 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 #include "lib/ir/graph_parser.h"
 
 namespace jitctl {
 
-std::string_view embedded_version_map_text();
 std::string_view embedded_upgraders_text();
 
 namespace {
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const size_t at = s.find(sep);
-    out.push_back(s.substr(0, at));
-    if (at == std::string_view::npos) return out;
-    s.remove_prefix(at + 1);
-  }
-}
 
 // name -> parsed graph, from the `# NAME` sections of upgraders.txt; parsed once.
 const std::map<std::string, std::shared_ptr<Graph>, std::less<>>& upgrader_graphs() {
@@ -83,27 +72,6 @@ std::vector<Value*> insert_graph(Graph& g, const Graph& callee, const std::vecto
 
 }  // namespace
 
-const std::vector<UpgraderEntry>& operator_version_map() {
-  static const std::vector<UpgraderEntry> map = [] {
-    std::vector<UpgraderEntry> out;
-    for (std::string_view line : split(embedded_version_map_text(), '\n')) {
-      if (line.empty()) continue;
-      const auto f = split(line, '\t');
-      if (f.size() != 4) throw std::logic_error("version_map.txt: a line without 4 fields");
-      out.push_back({std::string(f[0]), std::stoll(std::string(f[1])), std::string(f[2]), std::string(f[3])});
-    }
-    return out;
-  }();
-  return map;
-}
-
-const UpgraderEntry* find_upgrader(std::string_view op, int64_t version) {
-  const UpgraderEntry* best = nullptr;
-  for (const auto& e : operator_version_map())
-    if (e.op == op && e.bumped_at > version && (!best || e.bumped_at < best->bumped_at)) best = &e;
-  return best;
-}
-
 void replace_old_operators(Graph& g, int64_t version) {
   std::vector<Node*> nodes;
   collect(g.block(), nodes);
@@ -125,6 +93,10 @@ void replace_old_operators(Graph& g, int64_t version) {
     for (size_t i = 0; i < outs.size(); ++i) n->output(i)->replace_all_uses_with(outs[i]);
     n->destroy();
   }
+}
+
+void replace_old_operators_pass(Graph& g, const PassContext& ctx) {
+  if (ctx.operator_version >= 0) replace_old_operators(g, ctx.operator_version);
 }
 
 }  // namespace jitctl

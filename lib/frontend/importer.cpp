@@ -4,14 +4,14 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 
 #include "lib/core/error.h"
-#include "lib/frontend/class_outline.h"
+#include "lib/frontend/graph_function.h"
+#include "lib/frontend/ir_emitter.h"
 #include "lib/frontend/parser.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 #include "lib/frontend/type_parser.h"
 
 namespace jitctl {
@@ -95,22 +95,9 @@ bool is_name(const Expr& e, std::string_view s) { return e.kind == ExprKind::Nam
 
 }  // namespace
 
-static std::string_view detect_schema_version(const Archive& archive) {
-  if (const char* env = std::getenv("JITCTL_TORCH_VERSION"); env && *env) {
-    try {
-      return SchemaRegistry::known_version(env);
-    } catch (const InvalidInput& e) {
-      throw InvalidInput(fmt::format("JITCTL_TORCH_VERSION: {}", e.what()));
-    }
-  }
-  // PyTorch 2.1 and later write these records and 1.13 and 2.0 do not; which 2.x wrote an
-  // archive is not recorded anywhere, so the newest known list is the best guess.
-  if (archive.has("byteorder") || archive.has(".data/serialization_id")) return SchemaRegistry::versions().back();
-  return SchemaRegistry::versions().front();
-}
+CompilationUnit::CompilationUnit(std::string origin) : origin_(std::move(origin)) {}
 
-// Does code call `torch.NAME` for an operator 2.0 has and 1.13 does not? Then, in an archive
-// without 2.1's records, PyTorch 2.0 wrote it (scaled_dot_product_attention, say).
+// Does code call `torch.NAME` for an operator 2.0 has and 1.13 does not?
 static bool calls_operator_new_in_2_0(const std::string& text) {
   const SchemaRegistry& old = SchemaRegistry::for_version("1.13");
   for (size_t at = text.find("torch."); at != std::string::npos; at = text.find("torch.", at + 6)) {
@@ -119,7 +106,7 @@ static bool calls_operator_new_in_2_0(const std::string& text) {
     size_t end = at + 6;
     while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
     const std::string op = "aten::" + text.substr(at + 6, end - at - 6);
-    // 2.0's index is built only for a name 1.13 lacks (an archive that 1.13 compiles never pays).
+    // 2.0's index is built only for a name 1.13 lacks (code that 1.13 compiles never pays).
     if (old.overloads(op).empty() && !SchemaRegistry::for_version("2.0").overloads(op).empty()) return true;
   }
   return false;
@@ -137,43 +124,19 @@ std::string_view CompilationUnit::schema_version() const {
   return schema_version_;
 }
 
-std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
-  auto cu = std::make_shared<CompilationUnit>();
-  cu->schema_version_ = detect_schema_version(archive);
-  const char* env = std::getenv("JITCTL_TORCH_VERSION");
-  cu->scan_for_2_0_ = cu->schema_version_ == SchemaRegistry::versions().front() && (!env || !*env);
-  cu->format_version_ = archive.format_version();
-  for (const auto& record : archive.list("code/")) {
-    if (record.size() <= 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
-    auto f = std::make_unique<CodeFile>();
-    f->record = record;
-    f->where = archive.where(record);
-    f->qualifier = qualifier_of_record(record);
-    f->text = archive.read(record);
-    ParseOptions po;
-    po.file = f->where;
-    f->ast = parse_source(f->text, po);
-    if (archive.has(record + ".debug_pkl")) f->map = SourceMap::read(archive.read(record + ".debug_pkl"), archive.where(record + ".debug_pkl"));
-    for (const auto& s : f->ast.body) {
-      if (s->kind == StmtKind::Class) {
-        const std::string name = f->qualifier + "." + s->cls->name;
-        if (!cu->definitions_.emplace(name, Definition{s->cls.get(), f.get()}).second)
-          fail_at(*f, s->range, fmt::format("class {} is defined twice", name));
-      } else if (s->kind == StmtKind::Def) {
-        const std::string name = f->qualifier + "." + s->def->name;
-        if (!cu->functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr, nullptr}).second)
-          fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
-      }
+void CompilationUnit::add_file(std::unique_ptr<CodeFile> f) {
+  for (const auto& s : f->ast.body) {
+    if (s->kind == StmtKind::Class) {
+      const std::string name = f->qualifier + "." + s->cls->name;
+      if (!definitions_.emplace(name, Definition{s->cls.get(), f.get()}).second)
+        fail_at(*f, s->range, fmt::format("class {} is defined twice", name));
+    } else if (s->kind == StmtKind::Def) {
+      const std::string name = f->qualifier + "." + s->def->name;
+      if (!functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr, nullptr}).second)
+        fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
     }
-    cu->files_.push_back(std::move(f));
   }
-  if (archive.has("constants.pkl")) {
-    const IValue c = archive.load_pickle("constants.pkl", "constants/", true);
-    if (!c.is(IValue::Kind::Tuple))
-      throw InvalidInput(fmt::format("{}: holds a {}, not a tuple", archive.where("constants.pkl"), kind_name(c.kind())));
-    cu->constants_ = c.to_tuple()->items;
-  }
-  return cu;
+  files_.push_back(std::move(f));
 }
 
 CompilationUnit::~CompilationUnit() {
@@ -206,6 +169,22 @@ const CompilationUnit::Function* CompilationUnit::find_method(std::string_view c
 const CompilationUnit::Function* CompilationUnit::find_function(std::string_view qualified_name) {
   auto it = functions_.find(qualified_name);
   return it == functions_.end() || it->second.owner ? nullptr : &it->second;
+}
+
+GraphFunction* CompilationUnit::graph_function(const std::string& owner, const std::string& method) {
+  const auto key = std::make_pair(owner, method);
+  if (auto it = graph_functions_.find(key); it != graph_functions_.end()) return it->second.get();
+  const Function* fn = method.empty() ? find_function(owner) : find_method(owner, method);
+  if (!fn) {
+    if (method.empty())
+      throw InvalidInput(fmt::format("{}: a call to function {}, which the archive does not define", origin_, owner));
+    if (find_class(owner)) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", origin_, owner, method));
+    return nullptr;  // a class the code does not define: a torch.classes C++ class
+  }
+  auto made = std::make_unique<GraphFunction>(
+      fn->qualified_name, [this, fn] { return compile_function(*this, *fn); },
+      [this](const std::string& o, const std::string& m) { return graph_function(o, m); });
+  return graph_functions_.emplace(key, std::move(made)).first->second.get();
 }
 
 TypePtr CompilationUnit::type_of(const Expr& e, const CodeFile& file) {

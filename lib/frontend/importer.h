@@ -1,7 +1,8 @@
 #pragma once
-// An archive's code, imported as PyTorch's SourceImporter does it: every class, interface, enum
-// and NamedTuple its code files define, as types, and its free functions -- each with the parsed
-// source and source map the compiler needs to build its graph on first use.
+// The code of a module, as PyTorch's SourceImporter holds it: every class, interface, enum and
+// NamedTuple its code files define, as types, and its free functions -- each with the parsed
+// source and source map the compiler needs to build its graph on first use. Reading the files out
+// of an archive is lib/serialization/import_code.h's job.
 #include <map>
 #include <optional>
 #include <memory>
@@ -9,9 +10,9 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "lib/archive/archive.h"
 #include "lib/core/types.h"
 #include "lib/frontend/ast.h"
 #include "lib/frontend/source_map.h"
@@ -21,6 +22,8 @@ namespace jitctl {
 // The value of a literal expression as printed code writes them (ints, floats, strings, None,
 // bools, inf/nan, negative numbers, tuples and lists of those); nullopt for anything else.
 std::optional<IValue> literal_value(const Expr& e);
+
+class GraphFunction;  // lib/frontend/graph_function.h
 
 class CompilationUnit {
  public:
@@ -41,10 +44,18 @@ class CompilationUnit {
     TypePtr self_type;  // the class or interface of a method (owner, or the interface); null for functions
   };
 
-  // Parses every code file of the archive (and reads its .debug_pkl). Types are defined lazily,
-  // on the first find_type() that names them, as PyTorch does.
-  static std::shared_ptr<CompilationUnit> import(const Archive& archive);
+  // No code yet. `origin` (the archive) names the unit in messages.
+  explicit CompilationUnit(std::string origin);
   ~CompilationUnit();  // breaks the reference cycles between class types
+  CompilationUnit(const CompilationUnit&) = delete;
+  CompilationUnit& operator=(const CompilationUnit&) = delete;
+
+  // Adds a parsed code file: its classes, defined lazily (on the first find_type() that names
+  // them, as PyTorch does), and its functions. Throws InvalidInput for a class or function that
+  // an earlier file defines already.
+  void add_file(std::unique_ptr<CodeFile> file);
+  // constants.pkl: what code refers to as CONSTANTS.c0, CONSTANTS.c1, ...
+  void set_constants(std::vector<IValue> constants) { constants_ = std::move(constants); }
 
   // A class, interface, enum or NamedTuple by qualified name; nullptr when no code file defines it.
   // Throws InvalidInput ("file:line:col: ...") when its definition is malformed.
@@ -53,18 +64,27 @@ class CompilationUnit {
   // A method of a class or interface.
   const Function* find_method(std::string_view class_name, std::string_view method);
   const Function* find_function(std::string_view qualified_name);
+  // The graphs of the method `method` of class `owner`, or (method "") of the free function
+  // `owner`, made on first use and shared by every user (lib/frontend/graph_function.h); nullptr
+  // for a class the code does not define (a C++ class: its calls stay calls). Throws InvalidInput
+  // naming the archive when the code defines the class but not the method, or no such function.
+  GraphFunction* graph_function(const std::string& owner, const std::string& method);
   const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }
-  // constants.pkl: what code refers to as CONSTANTS.c0, CONSTANTS.c1, ...
   const std::vector<IValue>& constants() const { return constants_; }
-  // The PyTorch version whose operator schemas compile this archive's code ("1.13", "2.15"; see
-  // schema_registry.h): JITCTL_TORCH_VERSION when set, else the newest known 2.x for an archive
-  // that only PyTorch 2.1+ writes (a `byteorder` or `.data/serialization_id` record), else 2.0
-  // when its code calls `torch.X` for an operator 2.0 added, else 1.13.
-  // Decided on first use: the code scan costs the schema index, which `info` never needs.
+  // The PyTorch version whose operator schemas compile this code ("1.13", "2.15"; see
+  // lib/ops/schema_registry.h), as the importer set it (lib/serialization/import_code.h); with
+  // `scan_code`, 2.0 instead of the version set when the code calls `torch.X` for an operator 2.0
+  // added and 1.13 lacks -- decided on first use, since the scan costs the schema index, which
+  // `info` never needs.
   std::string_view schema_version() const;
+  void set_schema_version(std::string_view version, bool scan_code) {
+    schema_version_ = version;
+    scan_for_2_0_ = scan_code;
+  }
   // The archive's file-format version: the operator version its code was written against
   // (passes/replace_old_operators.h); -1 for code that is not from an archive.
   int64_t format_version() const { return format_version_; }
+  void set_format_version(int64_t v) { format_version_ = v; }
 
  private:
   struct Definition {
@@ -79,7 +99,7 @@ class CompilationUnit {
   std::vector<std::unique_ptr<CodeFile>> files_;
   std::vector<IValue> constants_;
   mutable std::string_view schema_version_ = "1.13";
-  bool scan_for_2_0_ = false;  // no env and no 2.1+ records: the code decides between 1.13 and 2.0
+  bool scan_for_2_0_ = false;
   mutable std::once_flag scanned_;
   int64_t format_version_ = -1;
   std::map<std::string, Definition, std::less<>> definitions_;
@@ -88,6 +108,8 @@ class CompilationUnit {
   std::set<std::string, std::less<>> defining_;  // being defined now: a cycle through them is an error
   std::vector<std::shared_ptr<ClassType>> classes_;
   std::vector<std::shared_ptr<InterfaceType>> interfaces_;
+  std::string origin_;  // the archive, for messages
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<GraphFunction>> graph_functions_;
 };
 
 }  // namespace jitctl

@@ -9,13 +9,12 @@
 
 #include "lib/core/error.h"
 #include "lib/frontend/schema_matching.h"
-#include "lib/frontend/schema_registry.h"
-#include "passes/replace_old_operators.h"
 #include "lib/frontend/type_parser.h"
+#include "lib/ops/schema_registry.h"
+#include "passes/replace_old_operators.h"
 #include "lib/ir/constants.h"
-#include "passes/cleanup.h"
-#include "passes/convert_to_ssa.h"
-#include "passes/immutable_ops.h"
+#include "passes/analysis/immutable_ops.h"
+#include "passes/registry.h"
 
 namespace jitctl {
 namespace {
@@ -969,8 +968,8 @@ std::shared_ptr<Graph> compile_function(CompilationUnit& cu, const CompilationUn
     replace_old_operators(*g, cu.format_version());
     attach_builtin_schemas(g->block());
   }
-  convert_to_ssa(*g);
-  run_cleanup_passes(*g);
+  run_pipeline("convert-to-ssa", *g);
+  run_pipeline("cleanup", *g);
   return g;
 }
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "kernels/registry.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "lib/core/error.h"
-#include "lib/frontend/schema.h"
-#include "lib/frontend/schema_registry.h"
-#include "passes/replace_old_operators.h"
+#include "lib/ops/schema.h"
+#include "lib/ops/schema_registry.h"
+#include "lib/ops/operator_versions.h"
 
 using namespace jitctl;
 
