@@ -163,6 +163,7 @@ void add_bench_threads_command(CLI::App& app) {
       if (a.format == "json") fmt::print("{}\n", op_report_json(bench, opt, res, peak).dump(1));
       if (a.format == "text" && !res.stopped.empty())
         fmt::print("stopped after {} of {} rounds: {}\n", res.rounds_run, res.rounds_planned, res.stopped);
+      if (a.format == "text" && !res.narrowed.empty()) fmt::print("{}\n", res.narrowed);
       if (std::string w = oversubscription_warning(res.rows, cores); !w.empty()) fmt::print(stderr, "{}\n", w);
       if (std::string w = load_warning(load_average_1min(), cores); !w.empty()) fmt::print(stderr, "{}\n", w);
       if (!a.plot.empty())

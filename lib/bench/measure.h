@@ -41,7 +41,7 @@ struct RoundResult {
 
 // Runs `warmup` untimed calls per caller (at least one: the first call) and `iters` timed ones.
 // After the first call, a call does not start when it would end after `deadline` if it took as
-// long as the caller's previous call; callers stopped that way set cut_short (a round can end
+// long as the caller's previous call (a warm-up call: when one timed call would not fit after it); callers stopped that way set cut_short (a round can end
 // with no timed call at all when its first call alone used up the time).
 // Rethrows what a call throws, after every caller has stopped.
 RoundResult measure_round(const CallFn& call, const BenchSetting& setting, int warmup, int iters,

@@ -41,7 +41,9 @@ std::string pick_text(const char* what, const Pick& p, const std::vector<BenchRo
                                         : fmt::format("{:.1f}% {}", p.margin_pct, latency ? "lower" : "higher");
   s += fmt::format(", {} than {} ({} {}); ", margin, setting_label(rows[*p.runner_up].setting), plain(p.runner_up_value), unit);
   const int rounds = std::min(best.rounds, rows[*p.runner_up].rounds);
-  if (rounds < 3)
+  if (rounds < 3 && !rows[*p.runner_up].not_repeated.empty() && best.rounds >= 3)
+    s += fmt::format("noise not judged: the runner-up ran round 1 only (more than {:g}x behind, not repeated)", kContenderFactor);
+  else if (rounds < 3)
     s += fmt::format("noise not judged: {} round{} (3 needed)", rounds, rounds == 1 ? "" : "s");
   else
     s += p.beyond_noise ? fmt::format("beyond the round-to-round noise (p = {:.3g})", p.p_value)
@@ -107,6 +109,7 @@ std::string text_row(const BenchRow& r, int cores) {
   std::string note;
   if (oversubscribes(st, cores)) note += fmt::format("  ! {} threads on {} cores", st.intra_op_threads * st.concurrency, cores);
   if (r.cut_short) note += "  (cut short by --max-seconds)";
+  if (!r.not_repeated.empty()) note += "  (round 1 only)";
   const std::string spread = r.rounds >= 2 ? fmt::format("{:.1f}%", r.p50_spread_pct) : "-";  // one round: no spread
   return fmt::format("{:>6} {:>6} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.1f} {:>10.3f} {:>8} {:>9}{}\n",
                      st.intra_op_threads, st.inter_op_threads, st.concurrency, r.latency_ms.p50, r.latency_ms.p90,
@@ -129,6 +132,7 @@ std::string text_summary(const BenchReport& rep) {
   const auto& rows = rep.sweep.rows;
   if (!rep.sweep.stopped.empty())
     s += fmt::format("stopped after {} of {} rounds: {}\n", rep.sweep.rounds_run, rep.sweep.rounds_planned, rep.sweep.stopped);
+  if (!rep.sweep.narrowed.empty()) s += rep.sweep.narrowed + "\n";
   s += fmt::format("spread: how far the per-round p50 moved between rounds ((max - min) / median); {:.1f} s in all\n",
                    rep.sweep.seconds);
   if (rep.recommendation.latency) s += pick_text("latency", *rep.recommendation.latency, rows, "ms", true);
@@ -179,6 +183,7 @@ nlohmann::ordered_json report_json(const BenchReport& rep) {
   j["rounds_run"] = rep.sweep.rounds_run;
   j["max_seconds"] = rep.options.max_seconds > 0 ? nlohmann::ordered_json(rep.options.max_seconds) : nlohmann::ordered_json(nullptr);
   j["stopped"] = rep.sweep.stopped.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rep.sweep.stopped);
+  j["narrowed"] = rep.sweep.narrowed.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rep.sweep.narrowed);
   j["seconds"] = round4(rep.sweep.seconds);
   j["usable_cores"] = rep.cores;
   j["callers_share_model"] = rep.own_instances_because.empty();
@@ -198,6 +203,7 @@ nlohmann::ordered_json report_json(const BenchReport& rep) {
     row["first_call_ms"] = num_or_null(r.first_call_ms);
     row["status"] = r.measured ? (r.cut_short ? "cut_short" : "measured") : "skipped";
     row["skipped_reason"] = r.measured ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.skipped);
+    row["not_repeated"] = r.not_repeated.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.not_repeated);
     row["rounds"] = r.rounds;
     row["timed_calls"] = r.timed_calls;
     nlohmann::ordered_json p50s = nlohmann::ordered_json::array(), tps = nlohmann::ordered_json::array();

@@ -71,10 +71,37 @@ SweepResult run_sweep(const std::vector<BenchSetting>& settings, const CallFn& c
   };
   auto left_s = [&] { return seconds_between(BenchClock::now(), deadline); };
 
-  // Wall time of one call per caller, the slowest seen: what round-1 estimates go by; later
-  // rounds go by the setting's own round 1.
-  double slowest_call_s = opt.first_call_estimate_s;
+  // Wall time of one call per caller: round 1 goes by the slowest measured so far (before any, the
+  // caller's estimate), later rounds by the setting's own round 1.
+  double slowest_call_s = 0;
   std::vector<double> own_call_s(n, 0);
+  auto predicted_call_s = [&] { return slowest_call_s > 0 ? slowest_call_s : opt.first_call_estimate_s; };
+  constexpr double kEstimateMargin = 1.1;  // rounds take a little longer than round 1 said
+  // Measured rows still in the running after round 1: near the best p50 or the best throughput.
+  auto contenders = [&] {
+    double best_p50 = 0, best_tp = 0;
+    bool any = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (!res.rows[i].measured) continue;
+      const double p = res.rows[i].round_p50_ms.front(), t = res.rows[i].round_throughput_per_s.front();
+      best_p50 = any ? std::min(best_p50, p) : p;
+      best_tp = std::max(best_tp, t);
+      any = true;
+    }
+    std::vector<bool> c(n, false);
+    for (size_t i = 0; i < n; ++i)
+      c[i] = res.rows[i].measured && (res.rows[i].round_p50_ms.front() <= kContenderFactor * best_p50 ||
+                                      res.rows[i].round_throughput_per_s.front() * kContenderFactor >= best_tp);
+    return c;
+  };
+  // What the later rounds of the contenders so far would take: round 1 keeps it back.
+  auto reserve_s = [&] {
+    const std::vector<bool> c = contenders();
+    double s = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (c[i]) s += round1_seconds[i];
+    return s * static_cast<double>(rounds - 1) * kEstimateMargin;
+  };
   // Cheapest first: fewest threads x callers (then the listed order). The settings most likely to
   // be recommended are measured before the oversubscribed ones, which are the slowest and the
   // likeliest to exhaust a budget.
@@ -83,18 +110,45 @@ SweepResult run_sweep(const std::vector<BenchSetting>& settings, const CallFn& c
   std::stable_sort(cost_order.begin(), cost_order.end(), [&](size_t a, size_t b) {
     return settings[a].intra_op_threads * settings[a].concurrency < settings[b].intra_op_threads * settings[b].concurrency;
   });
-  size_t unit = 0;
-  const size_t units = n * static_cast<size_t>(rounds);
+  std::vector<bool> repeat(n, false);  // rows the rounds after the first measure
+  bool beyond_share = false;           // round 1: a setting did not fit its share, so no costlier one does
+  size_t unit = 0, units = n * static_cast<size_t>(rounds);
   for (int r = 0; r < rounds; ++r) {
-    size_t in_play = 0;  // settings this round measures
-    for (size_t i = 0; i < n; ++i)
-      if (r == 0 || res.rows[i].measured) ++in_play;
+    if (r == 1) {
+      // Every measured row when all of their later rounds fit, else the contenders only.
+      const std::vector<bool> c = contenders();
+      double all_s = 0;
+      size_t n_measured = 0, n_contenders = 0;
+      for (size_t i = 0; i < n; ++i) {
+        if (!res.rows[i].measured) continue;
+        all_s += round1_seconds[i];
+        ++n_measured;
+        if (c[i]) ++n_contenders;
+      }
+      const double later_s = all_s * static_cast<double>(rounds - 1) * kEstimateMargin;
+      const bool narrow = budgeted && later_s > left_s() && n_contenders < n_measured;
+      for (size_t i = 0; i < n; ++i) repeat[i] = res.rows[i].measured && (!narrow || c[i]);
+      if (narrow) {
+        res.narrowed = fmt::format(
+            "rounds 2-{} repeated only the {} of {} measured settings within {:g}x of round 1's best latency or throughput: "
+            "repeating all would take about {:.1f} s and {:.1f} s of --max-seconds {:g} were left",
+            rounds, n_contenders, n_measured, kContenderFactor, later_s, std::max(0.0, left_s()), opt.max_seconds);
+        for (size_t i = 0; i < n; ++i)
+          if (res.rows[i].measured && !c[i]) {
+            res.rows[i].not_repeated = fmt::format("round 1 only: more than {:g}x behind the best of round 1 in latency and in throughput",
+                                                   kContenderFactor);
+            finish(i);
+          }
+      }
+      units = unit + static_cast<size_t>(std::count(repeat.begin(), repeat.end(), true)) * static_cast<size_t>(rounds - 1);
+    }
+    const size_t in_play = r == 0 ? n : static_cast<size_t>(std::count(repeat.begin(), repeat.end(), true));
     if (in_play == 0) break;
     if (r > 0) {
       double estimate = 0;
       for (size_t i = 0; i < n; ++i)
-        if (res.rows[i].measured) estimate += round1_seconds[i];
-      if (budgeted && estimate * 1.1 > left_s()) {
+        if (repeat[i]) estimate += round1_seconds[i];
+      if (budgeted && estimate * kEstimateMargin > left_s()) {
         res.stopped = fmt::format("round {} of {} would take about {:.1f} s and {:.1f} s of --max-seconds {:g} were left",
                                   r + 1, rounds, estimate, std::max(0.0, left_s()), opt.max_seconds);
         break;
@@ -107,7 +161,7 @@ SweepResult run_sweep(const std::vector<BenchSetting>& settings, const CallFn& c
     size_t done_this_round = 0;
     for (size_t i : order) {
       BenchRow& row = res.rows[i];
-      if (r > 0 && !row.measured) continue;
+      if (r > 0 && !repeat[i]) continue;
       const int it = iters_in(r);
       // With a budget each unit gets at most twice its fair share of what is left, so that one
       // pathological setting (one call taking seconds) cannot starve the rest: its round stops
@@ -115,12 +169,29 @@ SweepResult run_sweep(const std::vector<BenchSetting>& settings, const CallFn& c
       auto unit_deadline = deadline;
       double share = 0;
       if (budgeted) {
-        const double call_s = r == 0 ? slowest_call_s : own_call_s[i];
-        if (left_s() <= 0 || call_s > left_s()) {
+        const double call_s = r == 0 ? predicted_call_s() : own_call_s[i];
+        std::string skip;
+        if (left_s() <= 0) {
+          skip = fmt::format("not started: --max-seconds {:g} used up", opt.max_seconds);
+        } else if (call_s > left_s()) {
+          skip = fmt::format("not started: one call may take {:.1f} s, {:.1f} s of --max-seconds {:g} left", call_s, left_s(),
+                             opt.max_seconds);
+        } else if (r == 0 && beyond_share) {
+          skip = fmt::format("not started: a cheaper setting already did not fit its share of --max-seconds {:g}", opt.max_seconds);
+        } else if (r == 0 && slowest_call_s > 0) {
+          // The time left after the later rounds of the contenders, shared by the settings round 1
+          // has still to visit.
+          const double fair = (left_s() - reserve_s()) / static_cast<double>(in_play - done_this_round);
+          if (call_s > fair) {
+            beyond_share = true;
+            skip = fmt::format("not started: one call may take {:.1f} s (the slowest setting so far), more than its {:.1f} s share "
+                               "of --max-seconds {:g} after the repeats of the leading settings",
+                               call_s, std::max(0.0, fair), opt.max_seconds);
+          }
+        }
+        if (!skip.empty()) {
           if (r > 0) break;  // rows keep the rounds they have
-          row.skipped = left_s() <= 0 ? fmt::format("not started: --max-seconds {:g} used up", opt.max_seconds)
-                                      : fmt::format("not started: one call may take {:.1f} s, {:.1f} s of --max-seconds {:g} left",
-                                                    call_s, left_s(), opt.max_seconds);
+          row.skipped = skip;
           ++unit;
           ++done_this_round;
           finish(i);

@@ -13,13 +13,18 @@
 // row before it are final.
 //
 // --max-seconds: a setting's round does not start when one call (the slowest seen so far; later
-// rounds: the setting's own) would not fit in what is left; a round after the first runs only
-// when all of it is expected to fit (from round 1's times), so measured rows keep equal rounds;
-// and each round of a setting gets at most twice its fair share of the time left (left / units
-// still planned, but enough for two calls), so that a pathological setting -- one call taking seconds -- is cut short (and
-// flagged) instead of starving the others. Within a round no call starts that would end past the
-// round's deadline (measure_round); the first call of a setting never measured before is the one
-// thing that can overrun. Skipped settings stay in the result with the reason.
+// rounds: the setting's own) would not fit in what is left. Round 1 keeps back the time the later
+// rounds of the contenders measured so far would take (contenders: within kContenderFactor of
+// round 1's best p50 or best throughput), and a setting whose call is expected to take more than
+// its fair share of the rest is not started (nor any costlier one after it): the rounds that let
+// the recommendation be judged against the noise come before settings that cannot win. Rounds
+// after the first repeat every measured setting when all of them fit, else only the contenders
+// (the others keep round 1, marked not_repeated), else stop; repeated rows keep equal rounds.
+// Each round of a setting gets at most twice its fair share of the time left (left / units still
+// planned, but enough for two calls), so that a pathological setting -- one call taking seconds --
+// is cut short (and flagged) instead of starving the others. Within a round no call starts that
+// would end past the round's deadline (measure_round); the first call of a setting never measured
+// before is the one thing that can overrun. Skipped settings stay in the result with the reason.
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,6 +33,10 @@
 #include "lib/bench/statistics.h"
 
 namespace jitctl {
+
+// A setting stays in the running for the later rounds of a budgeted sweep while its round-1 p50
+// is at most this many times the best, or its throughput at least the best's share 1/this.
+inline constexpr double kContenderFactor = 2.0;
 
 struct SweepOptions {
   int warmup = 3;            // untimed calls per caller per round (at least the first call)
@@ -43,6 +52,7 @@ struct BenchRow {
   BenchSetting setting;
   bool measured = false;
   std::string skipped;             // why not measured ("" when measured)
+  std::string not_repeated;        // why a measured row kept round 1 only ("" otherwise)
   int rounds = 0;                  // rounds measured
   bool cut_short = false;          // the deadline stopped a round early
   size_t timed_calls = 0;          // over all callers and rounds
@@ -72,6 +82,7 @@ struct SweepResult {
   std::vector<BenchRow> rows;  // one per setting, in the order given
   int rounds_planned = 1, rounds_run = 0;
   std::string stopped;         // why fewer rounds ran than planned ("" when all did)
+  std::string narrowed;        // why the later rounds repeated only the contenders ("" when all)
   double seconds = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -262,8 +263,94 @@ TEST_CASE("bench sweep: --max-seconds skips what does not fit and says so") {
   }
   CHECK(measured >= 1);
   CHECK(skipped >= 1);
-  CHECK(res.rounds_run == 1);
-  CHECK(res.stopped.find("round 2 of 3") != std::string::npos);
+  CHECK(res.rounds_run >= 1);
+  for (const auto& r : res.rows)
+    if (r.measured) CHECK(r.rounds == res.rounds_run);  // what is repeated keeps equal rounds
+  init_threads(1, 0);
+}
+
+TEST_CASE("bench measure: warm-up leaves room in the deadline for one timed call") {
+  init_threads(0, 0);
+  // Room for about six 40 ms calls, 50 warm-up calls asked: warm-up stops early so that a timed
+  // call still fits (without that, warm-up would use all of it and the round measure nothing).
+  const auto deadline = BenchClock::now() + std::chrono::milliseconds(240);
+  const RoundResult r = measure_round([](size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(40)); }, {1, 1, 1}, 50,
+                                      50, deadline);
+  CHECK(!r.latencies_ms.empty());
+  CHECK(r.cut_short);
+  init_threads(1, 0);
+}
+
+TEST_CASE("bench sweep: cheapest first; round 1 keeps time for the repeats and skips what exceeds its share") {
+  init_threads(0, 0);
+  // Listed 3, 2, 1 threads; visited 1, 2, 3. One thread: 5 ms calls; two and three: 100 ms.
+  // Budget 0.35 s: one thread's round (11 calls, ~55 ms) leaves ~0.3 s, of which its two repeats
+  // keep ~0.12 s back; two threads' first call (100 ms) overruns its ~74 ms round share and is
+  // cut off; then three threads' expected 100 ms exceeds what is left after the reserve, so it is
+  // not started, and one thread gets its later rounds.
+  const auto settings = all_settings({3, 2, 1}, {1}, {1});
+  SweepOptions o;
+  o.warmup = 1;
+  o.iters = 30;
+  o.rounds = 3;
+  o.max_seconds = 0.35;
+  o.first_call_estimate_s = 0.005;
+  std::vector<int> first_calls;  // the thread count of each round's first call
+  int last = -1;
+  SweepEvents ev;
+  ev.progress = [&](const SweepProgress&) { last = -1; };
+  const SweepResult res = run_sweep(
+      settings,
+      [&](size_t) {
+        const int t = get_num_threads();
+        if (last == -1) first_calls.push_back(t);
+        last = t;
+        std::this_thread::sleep_for(std::chrono::milliseconds(t == 1 ? 5 : 100));
+      },
+      o, ev);
+  REQUIRE(first_calls.size() >= 3);
+  CHECK(first_calls[0] == 1);  // cheapest first
+  CHECK(first_calls[1] == 2);
+  CHECK(std::count(first_calls.begin(), first_calls.end(), 3) == 0);
+  const BenchRow &three = res.rows[0], &two = res.rows[1], &one = res.rows[2];
+  CHECK(one.measured);
+  CHECK(one.rounds >= 2);
+  CHECK(!two.measured);
+  CHECK(two.skipped.find("cut off") != std::string::npos);
+  CHECK(!three.measured);
+  CHECK(three.skipped.find("share") != std::string::npos);
+  init_threads(1, 0);
+}
+
+TEST_CASE("bench sweep: when not every setting's repeats fit, only the contenders are repeated") {
+  init_threads(0, 0);
+  // One and two threads: 3 ms calls; three threads: 15 ms (5x the p50, 1/5 the throughput). Round
+  // 1 takes ~0.23 s; repeating all would take ~0.5 s, more than the ~0.32 s left; the two
+  // contenders' repeats (~0.15 s) fit.
+  const auto settings = all_settings({1, 2, 3}, {1}, {1});
+  SweepOptions o;
+  o.warmup = 1;
+  o.iters = 30;
+  o.rounds = 3;
+  o.max_seconds = 0.55;
+  o.first_call_estimate_s = 0.003;
+  std::vector<size_t> reported;
+  SweepEvents ev;
+  ev.row_final = [&](size_t i, const BenchRow&) { reported.push_back(i); };
+  const auto t0 = std::chrono::steady_clock::now();
+  const SweepResult res = run_sweep(
+      settings, [&](size_t) { std::this_thread::sleep_for(std::chrono::milliseconds(get_num_threads() == 3 ? 15 : 3)); }, o, ev);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(took < 0.55 + 0.15);
+  CHECK(reported == std::vector<size_t>{0, 1, 2});
+  REQUIRE(res.rows[2].measured);
+  CHECK(res.rows[2].rounds == 1);
+  CHECK(res.rows[2].not_repeated.find("round 1 only") != std::string::npos);
+  CHECK(res.narrowed.find("2 of 3 measured settings") != std::string::npos);
+  for (size_t i : {0, 1}) {
+    CHECK(res.rows[i].not_repeated.empty());
+    CHECK(res.rows[i].rounds >= 2);
+  }
   init_threads(1, 0);
 }
 
