@@ -1,8 +1,8 @@
 #pragma once
-// Matrix products for the neural-network kernels, on Eigen's GEMM over our own buffers (no
-// copies when one stride of each operand is 1). Eigen splits one large product over the OpenMP
-// team itself and runs serially when called inside a parallel region, so callers that already
-// parallelize over a batch get one GEMM per thread.
+// Matrix products for the neural-network kernels, on OpenBLAS's GEMM over our own buffers (no
+// copies when one stride of each operand is 1). OpenBLAS (its OpenMP build) splits one large
+// product over the OpenMP team itself and runs serially when called inside a parallel region, so
+// callers that already parallelize over a batch get one GEMM per thread.
 #include <cstdint>
 
 #include "lib/core/tensor.h"

@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/output.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/parallel.h"
 #include "kernels/registry.h"
@@ -87,7 +88,7 @@ Tensor mm_impl(const Tensor& self, const Tensor& mat2, const Tensor& term, doubl
                                    mat_string(mat2.sizes()[0], mat2.sizes()[1])));
   check_float_pair(self, mat2, op);
   if (term.defined()) check_same_dtype(term, self);
-  Tensor out = Tensor::empty(self.dtype(), {self.sizes()[0], mat2.sizes()[1]});
+  Tensor out = new_output(self.dtype(), {self.sizes()[0], mat2.sizes()[1]});
   dispatch_floating(self.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const Tensor a = readable<T>(self), b = readable<T>(mat2);
@@ -177,7 +178,7 @@ Tensor bmm_impl(const Tensor& self, const Tensor& mat2, const Tensor& term, doub
     throw InvalidInput(fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].", bs, k,
                                    mat2.sizes()[0], mat2.sizes()[1]));
   check_float_pair(self, mat2, op);
-  Tensor out = Tensor::empty(self.dtype(), {bs, n, p});
+  Tensor out = new_output(self.dtype(), {bs, n, p});
   dispatch_floating(self.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const Tensor a = readable<T>(self), b = readable<T>(mat2);
@@ -211,7 +212,7 @@ Tensor dot_impl(const Tensor& a, const Tensor& b) {
     throw InvalidInput(fmt::format("inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
                                    a.sizes()[0], b.sizes()[0], a.sizes()[0], b.sizes()[0]));
   check_float_pair(a, b, "aten::dot");
-  Tensor out = Tensor::empty(a.dtype(), {});
+  Tensor out = new_output(a.dtype(), {});
   dispatch_floating(a.dtype(), "aten::dot", [&](auto tag) {
     using T = decltype(tag);
     const T* x = data_of<T>(a);
@@ -229,7 +230,7 @@ Tensor mv_impl(const Tensor& mat, const Tensor& vec, const Tensor& term, double 
     throw InvalidInput(fmt::format("size mismatch, got {}, {}x{},{}", mat.sizes()[0], mat.sizes()[0], mat.dim() == 2 ? mat.sizes()[1] : 0,
                                    vec.numel()));
   check_float_pair(mat, vec, "aten::mv");
-  Tensor out = Tensor::empty(mat.dtype(), {mat.sizes()[0]});
+  Tensor out = new_output(mat.dtype(), {mat.sizes()[0]});
   dispatch_floating(mat.dtype(), "aten::mv", [&](auto tag) {
     using T = decltype(tag);
     const Tensor a = readable<T>(mat);
@@ -263,7 +264,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   }
   std::vector<int64_t> out_sizes(input.sizes().begin(), input.sizes().end() - 1);
   out_sizes.push_back(n);
-  Tensor out = Tensor::empty(input.dtype(), out_sizes);
+  Tensor out = new_output(input.dtype(), out_sizes);
   dispatch_floating(input.dtype(), "aten::linear", [&](auto tag) {
     using T = decltype(tag);
     Tensor x = input;
@@ -320,7 +321,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   std::vector<int64_t> full = batch;
   full.push_back(n);
   full.push_back(p);
-  Tensor out = Tensor::empty(a.dtype(), full);
+  Tensor out = new_output(a.dtype(), full);
   dispatch_floating(a.dtype(), "aten::matmul", [&](auto tag) {
     using T = decltype(tag);
     const Tensor ra = readable<T>(a2), rb = readable<T>(b2);
