@@ -93,6 +93,47 @@ def linear_cases():
     return c
 
 
+def pooling_cases():
+    c = {}
+    cl = lambda *s: r(*s).contiguous(memory_format=torch.channels_last)
+    x = cl(2, 40, 17, 15)
+    x[0, 3, 4, 5] = float("nan")
+    case(c, "max_3x3s2p1_cl", "aten::max_pool2d", [x, [3, 3], [2, 2], [1, 1], [1, 1], False], F.max_pool2d(x, 3, 2, 1))
+    case(c, "max_2x2_ceil_cl", "aten::max_pool2d", [x, [2, 2], [2, 2], [0, 0], [1, 1], True], F.max_pool2d(x, 2, 2, 0, 1, True))
+    case(c, "max_dilated_cl", "aten::max_pool2d", [x, [3, 3], [1, 1], [1, 1], [2, 2], False], F.max_pool2d(x, 3, 1, 1, 2))
+    y = cl(1, 24, 13, 14)
+    case(c, "avg_3x3s2p1_cl", "aten::avg_pool2d", [y, [3, 3], [2, 2], [1, 1], False, True, None], F.avg_pool2d(y, 3, 2, 1))
+    case(c, "avg_exclude_pad_ceil_cl", "aten::avg_pool2d", [y, [3, 2], [2, 2], [1, 1], True, False, None],
+         F.avg_pool2d(y, (3, 2), 2, 1, True, False))
+    case(c, "avg_divisor_cl", "aten::avg_pool2d", [y, [2, 2], [2, 2], [0, 0], False, True, 3], F.avg_pool2d(y, 2, 2, 0, False, True, 3))
+    z = cl(2, 48, 7, 9)
+    case(c, "adaptive_avg_1x1_cl", "aten::adaptive_avg_pool2d", [z, [1, 1]], F.adaptive_avg_pool2d(z, 1))
+    case(c, "adaptive_avg_3x2_cl", "aten::adaptive_avg_pool2d", [z, [3, 2]], F.adaptive_avg_pool2d(z, (3, 2)))
+    return c
+
+
+def elementwise_cases():
+    c = {}
+    # Past the parallel grain, every magnitude the approximations switch on, and the IEEE specials.
+    x = torch.cat([torch.linspace(-12, 12, 6001), r(4000) * 3, torch.tensor([0.0, -0.0, 1e-8, -1e-8, 1e-3, 88.0, -90.0, 100.0,
+                                                                             float("inf"), float("-inf"), float("nan")])])
+    for name, f in [("exp", torch.exp), ("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("silu", F.silu), ("erf", torch.erf)]:
+        case(c, name, "aten::" + name, [x], f(x))
+    case(c, "gelu", "aten::gelu", [x, "none"], F.gelu(x))
+    case(c, "gelu_tanh", "aten::gelu", [x, "tanh"], F.gelu(x, approximate="tanh"))
+    strided = r(300, 40)[:, ::3]
+    case(c, "gelu_strided", "aten::gelu", [strided, "none"], F.gelu(strided))
+    cl = lambda *sh: r(*sh).contiguous(memory_format=torch.channels_last)
+    a, b = cl(2, 24, 9, 11), cl(2, 24, 9, 11)
+    case(c, "relu_cl", "aten::relu", [a], F.relu(a))
+    case(c, "add_cl", "aten::add.Tensor", [a, b, 1], a + b)
+    se = r(2, 24, 1, 1)
+    case(c, "mul_cl_broadcast", "aten::mul.Tensor", [a, se], a * se)
+    case(c, "sigmoid_cl", "aten::sigmoid", [a], torch.sigmoid(a))
+    case(c, "add_cl_contiguous", "aten::add.Tensor", [a, b.contiguous(), 2], a + 2 * b)
+    return c
+
+
 POST = {
     "relu": lambda t, a, b: F.relu(t),
     "leaky_relu": lambda t, a, b: F.leaky_relu(t, a),
@@ -142,6 +183,8 @@ def main():
     torch.save(conv_cases(), os.path.join(OUT, "conv_fast.pt"))
     torch.save(linear_cases(), os.path.join(OUT, "linear_fast.pt"))
     torch.save(fused_cases(), os.path.join(OUT, "fused.pt"))
+    torch.save(pooling_cases(), os.path.join(OUT, "pooling_fast.pt"))
+    torch.save(elementwise_cases(), os.path.join(OUT, "elementwise_fast.pt"))
 
 
 if __name__ == "__main__":

@@ -42,7 +42,8 @@ void check_close(const Tensor& got, const Tensor& want, const std::string& what)
   int bad = 0;
   for (int64_t i = 0; i < want.numel() && bad < 5; ++i) {
     const double g = element(got, i), w = element(want, i);
-    if (!(std::fabs(g - w) <= 1e-5 + 1e-4 * std::fabs(w))) {
+    const bool ok = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : std::fabs(g - w) <= 1e-5 + 1e-4 * std::fabs(w);
+    if (!ok) {
       ++bad;
       FAIL_CHECK("element " << i << ": got " << g << ", want " << w);
     }
@@ -115,6 +116,24 @@ TEST_CASE("cpu features: the ISA in use is one the machine has, and its numbers 
 TEST_CASE("fast paths: convolutions on odd shapes match PyTorch") { replay("conv_fast"); }
 
 TEST_CASE("fast paths: matrix products on odd shapes and strides match PyTorch") { replay("linear_fast"); }
+
+TEST_CASE("fast paths: pooling of channels-last inputs matches PyTorch") { replay("pooling_fast"); }
+
+TEST_CASE("fast paths: vectorized activations and channels-last elementwise ops match PyTorch") { replay("elementwise_fast"); }
+
+TEST_CASE("fast paths: elementwise results keep a channels-last input's layout, as PyTorch's") {
+  const Tensor x = channels_last_copy(Tensor::empty(DType::Float32, {2, 5, 3, 4}));
+  Stack s{IValue(x)};
+  find_kernel("aten::relu")(s);
+  CHECK(cpu::is_channels_last(s[0].to_tensor()));
+  CHECK_FALSE(s[0].to_tensor().is_contiguous());
+  Stack t{IValue(x), IValue(Tensor::empty(DType::Float32, {2, 5, 3, 4})), IValue(int64_t{1})};
+  find_kernel("aten::add.Tensor")(t);
+  CHECK(cpu::is_channels_last(t[0].to_tensor()));  // the first operand decides
+  Stack u{IValue(Tensor::empty(DType::Float32, {2, 5, 3, 4})), IValue(x), IValue(int64_t{1})};
+  find_kernel("aten::add.Tensor")(u);
+  CHECK(u[0].to_tensor().is_contiguous());
+}
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
