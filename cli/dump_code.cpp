@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "lib/core/error.h"
-#include "lib/frontend/code_files.h"
-#include "lib/frontend/load_module.h"
+#include "lib/serialization/code_files.h"
+#include "lib/serialization/load_module.h"
 
 namespace jitctl::cli {
 

@@ -3,50 +3,16 @@
 // or as Graphviz dot or JSON for tools.
 #include <fmt/format.h>
 
-#include <map>
-#include <utility>
+#include <memory>
 
 #include "cli/commands.h"
 #include "lib/core/error.h"
-#include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/load_module.h"
+#include "lib/frontend/graph_function.h"
+#include "lib/serialization/load_module.h"
 #include "lib/ir/graph_dot.h"
 #include "lib/ir/graph_json.h"
-#include "passes/inliner.h"
 
 namespace jitctl::cli {
-namespace {
-
-// Callees compiled from the archive's code, each once however many call sites name it.
-class CalleeCompiler {
- public:
-  explicit CalleeCompiler(LoadedModule& m) : m_(m) {}
-
-  std::shared_ptr<Graph> operator()(const std::string& name, const std::string& method) {
-    auto key = std::make_pair(name, method);
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    const CompilationUnit::Function* fn = method.empty() ? m_.cu->find_function(name) : m_.cu->find_method(name, method);
-    std::shared_ptr<Graph> g;
-    if (fn) {
-      g = compile_function(*m_.cu, *fn);
-    } else if (method.empty() || m_.cu->find_class(name)) {
-      throw InvalidInput(method.empty() ? fmt::format("{}: a call to function {}, which the archive does not define",
-                                                      m_.archive->path(), name)
-                                        : fmt::format("{}: a call to {}.{}, which the archive's code does not define",
-                                                      m_.archive->path(), name, method));
-    }
-    // else: a class the code does not define (a torch.classes C++ class): its methods are not
-    // graphs, and PyTorch leaves such calls in place.
-    memo_.emplace(std::move(key), g);
-    return g;
-  }
-
- private:
-  LoadedModule& m_;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Graph>> memo_;
-};
-
-}  // namespace
 
 void add_dump_graph_command(CLI::App& app) {
   struct Args {
@@ -62,10 +28,9 @@ void add_dump_graph_command(CLI::App& app) {
   cmd->add_option("--format", a.format, "text, dot or json")->check(CLI::IsMember({"text", "dot", "json"}))->capture_default_str();
   cmd->callback([] {
     LoadedModule m = load_module(a.model);
-    const auto* fn = m.cu->find_method(m.class_name, a.method);
-    if (!fn) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", a.model, m.class_name, a.method));
-    auto g = compile_function(*m.cu, *fn);
-    if (a.inline_calls) g = inlined_graph(*g, CalleeCompiler(m));
+    if (!m.cu->find_method(m.class_name, a.method)) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", a.model, m.class_name, a.method));
+    GraphFunction* function = m.cu->graph_function(m.class_name, a.method);
+    const std::shared_ptr<Graph> g = a.inline_calls ? function->inlined_graph() : function->graph();
     if (a.format == "dot") {
       fmt::print("{}", graph_to_dot(*g));
     } else if (a.format == "json") {

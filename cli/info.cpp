@@ -11,7 +11,8 @@
 #include "lib/core/error.h"
 #include "lib/frontend/importer.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/module_info.h"
+#include "lib/serialization/import_code.h"
+#include "lib/serialization/module_info.h"
 
 namespace jitctl::cli {
 namespace {
@@ -45,7 +46,7 @@ std::vector<std::string> sorted_extra_names(const ModuleInfo& info) {
 
 // PyTorch's `m.<method>.schema` for every method of the top-level class, in definition order.
 std::vector<std::pair<std::string, std::string>> method_schemas(const Archive& archive, const ModuleInfo& info) {
-  auto cu = CompilationUnit::import(archive);
+  auto cu = import_code(archive);
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& m : info.methods)
     if (const auto* fn = cu->find_method(info.class_name, m)) out.emplace_back(m, schema_of(*cu, *fn).str());

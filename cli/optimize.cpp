@@ -1,19 +1,21 @@
-// jitctl optimize M -o OUT [--passes a,b,c | none] [--list-passes] [--keep-training] [--force]:
-// runs graph passes (passes/pass_registry.h) on every method and function of the model, then
+// jitctl optimize M -o OUT [--passes a,b,c | none | --pipeline NAME] [--list-passes] [--keep-training]
+// [--force]: runs graph passes (passes/registry.def) on every method and function of the model, then
 // writes an archive that torch.jit.load reads. Like torch.jit.optimize_for_inference, the result
 // is for inference: modules are put in eval mode unless --keep-training. `--passes none` changes
 // nothing else.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
 #include "lib/core/error.h"
-#include "lib/frontend/export.h"
-#include "lib/frontend/export_passes.h"
-#include "lib/frontend/load_module.h"
+#include "lib/core/output_file.h"
+#include "lib/serialization/export.h"
+#include "lib/serialization/module_passes.h"
+#include "lib/serialization/load_module.h"
 
 namespace jitctl::cli {
 namespace {
@@ -30,51 +32,63 @@ std::vector<const PassInfo*> parse_passes(const std::string& spec) {
     if (!p)
       throw InvalidInput(name.empty() ? fmt::format("--passes '{}': an empty pass name", spec)
                                       : fmt::format("--passes: unknown pass '{}' (jitctl optimize --list-passes lists them)", name));
+    if (p->emitter_only)
+      throw InvalidInput(fmt::format("--passes: '{}' works only on the compiler's output before SSA conversion, not on a "
+                                     "module's graphs",
+                                     name));
     out.push_back(p);
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
 }
 
-std::vector<const PassInfo*> every_pass() {
+std::vector<const PassInfo*> pipeline_passes(const std::string& name) {
+  const PipelineInfo* p = find_pipeline(name);
+  if (!p) throw InvalidInput(fmt::format("--pipeline: unknown pipeline '{}' (jitctl optimize --list-passes lists them)", name));
+  if (p->emitter_only())
+    throw InvalidInput(fmt::format("--pipeline: '{}' works only on the compiler's output before SSA conversion, not on a "
+                                   "module's graphs",
+                                   name));
   std::vector<const PassInfo*> out;
-  for (const auto& p : all_passes()) out.push_back(&p);
+  for (std::string_view step : p->steps()) out.push_back(find_pass(step));
   return out;
 }
 
-// Writing over the model being read (the same file, also through a symlink or a hard link) is
-// allowed only when asked for: a mistyped -o should not replace the user's only copy.
-void refuse_overwriting_input(const std::string& model, const std::string& output) {
-  std::error_code ec;
-  if (std::filesystem::exists(output, ec) && std::filesystem::equivalent(model, output, ec))
-    throw InvalidInput(fmt::format("{}: -o {} is the input model itself; refusing to overwrite it (use --force to replace it)",
-                                   model, output));
+void list_passes() {
+  fmt::print("passes:\n");
+  // `*`: for the compiler's output before SSA conversion only; --passes and --pipeline refuse it.
+  auto mark = [](bool emitter_only) { return emitter_only ? " *" : ""; };
+  for (const auto& p : all_passes()) fmt::print("  {:<32} {}{}\n", p.name, p.description, mark(p.emitter_only));
+  fmt::print("pipelines:\n");
+  for (const auto& p : all_pipelines())
+    fmt::print("  {:<32} {}{}\n  {:<32} = {}\n", p.name, p.description, mark(p.emitter_only()), "",
+               fmt::join(p.steps(), ","));
+  fmt::print("(*: runs only on the compiler's output before SSA conversion, not on a module's graphs)\n");
 }
 
 }  // namespace
 
 void add_optimize_command(CLI::App& app) {
   struct Args {
-    std::string model, output, passes;
+    std::string model, output, passes, pipeline;
     bool list = false, force = false, keep_training = false;
   };
   static Args a;
   auto* cmd = app.add_subcommand("optimize", "Run graph passes on every method, then write the model (torch.jit.load reads it)");
   cmd->add_option("model", a.model, "TorchScript archive");
   cmd->add_option("-o,--output", a.output, "output archive (written atomically)");
-  cmd->add_option("--passes", a.passes, "comma-separated passes in order, or none (default: every pass, as --list-passes lists them)");
-  cmd->add_flag("--list-passes", a.list, "list the passes and exit");
+  auto* passes = cmd->add_option("--passes", a.passes, "comma-separated passes in order, or none (default: --pipeline optimize)");
+  cmd->add_option("--pipeline", a.pipeline, "a named pipeline of passes (--list-passes lists them)")->excludes(passes);
+  cmd->add_flag("--list-passes", a.list, "list the passes and pipelines and exit");
   cmd->add_flag("--keep-training", a.keep_training, "keep each module's training flag (default: eval mode, as for inference)");
   cmd->add_flag("--force", a.force, "allow -o to name the input model itself");
   cmd->callback([] {
-    if (a.list) {
-      for (const auto& p : all_passes()) fmt::print("{:<32} {}\n", p.name, p.description);
-      return;
-    }
+    if (a.list) return list_passes();
     if (a.model.empty()) throw InvalidInput("optimize: no model given (jitctl optimize M -o OUT)");
     if (a.output.empty()) throw InvalidInput(fmt::format("optimize {}: -o OUT is required", a.model));
-    const auto passes = a.passes.empty() ? every_pass() : parse_passes(a.passes);
-    if (!a.force) refuse_overwriting_input(a.model, a.output);
+    const auto passes = a.passes.empty() ? pipeline_passes(a.pipeline.empty() ? "optimize" : a.pipeline) : parse_passes(a.passes);
+    // A mistyped -o should not replace the user's only copy of the model.
+    if (!a.force) refuse_overwriting_inputs(a.output, {a.model}, " (use --force to replace it)");
     LoadedModule m = load_module(a.model);
     if (!a.keep_training) set_eval_mode(m);
     const GraphOverrides changed = run_passes_on_module(m, passes);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
 #include "lib/core/error.h"
+#include "lib/core/output_file.h"
 #include "lib/runtime/interpreter.h"
 #include "lib/runtime/outputs.h"
 #include "lib/runtime/threads.h"
@@ -30,6 +31,7 @@ void add_run_command(CLI::App& app) {
   cmd->callback([] {
     if (a.device == "cuda")
       throw InvalidInput("--device cuda: this jitctl was built without CUDA kernels, or no GPU is present");
+    if (!a.output.empty()) refuse_overwriting_inputs(a.output, {a.model, a.inputs});
     init_threads(a.threads, a.interop);
     PreparedCall call = prepare_call(a);
     IValue result = call.method(std::move(call.args));

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "lib/ir/constants.h"
-#include "passes/alias_db.h"
-#include "passes/node_equality.h"
+#include "passes/analysis/alias_db.h"
+#include "passes/analysis/node_equality.h"
 
 namespace jitctl {
 namespace {

@@ -4,10 +4,10 @@
 #include <optional>
 
 #include "lib/ir/constants.h"
-#include "passes/alias_db.h"
+#include "passes/analysis/alias_db.h"
 #include "passes/dead_code_elimination.h"
-#include "passes/immutable_ops.h"
-#include "passes/node_equality.h"
+#include "passes/analysis/immutable_ops.h"
+#include "passes/analysis/node_equality.h"
 
 namespace jitctl {
 namespace {

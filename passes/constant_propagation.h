@@ -2,7 +2,7 @@
 // PyTorch 1.13's ConstantPropagationImmutableTypes, the variant the compiler runs after emitting a
 // method (no alias analysis: only nodes whose inputs and outputs are all of immutable types fold):
 //  - a node whose inputs are all constants is run and its outputs replaced by new constants,
-//    inserted in front of it (new ids, no source location); passes/immutable_ops.h lists the
+//    inserted in front of it (new ids, no source location); passes/analysis/immutable_ops.h lists the
 //    operators jitctl can run;
 //  - an If on a constant condition is replaced by the branch taken (its nodes move out);
 //  - If outputs that are the same value in both branches, or equal constants, are removed (the

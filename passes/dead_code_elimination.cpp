@@ -5,8 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "lib/frontend/schema.h"
-#include "passes/alias_db.h"
+#include "lib/ops/schema.h"
+#include "passes/analysis/alias_db.h"
 
 namespace jitctl {
 namespace {

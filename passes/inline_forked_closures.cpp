@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "passes/cleanup.h"
+#include "passes/registry.h"
 
 namespace jitctl {
 namespace {
@@ -32,7 +32,7 @@ void inline_fork(Graph& g, Node* f) {
   f->output()->replace_all_uses_with(fork->output());
   f->destroy();
   fork->g_(attr::Subgraph, sub);
-  run_cleanup_passes(*sub);
+  run_pipeline("cleanup", *sub);
 }
 
 void inline_in_block(Graph& g, Block* b) {

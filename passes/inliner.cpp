@@ -1,23 +1,14 @@
 #include "passes/inliner.h"
 
-#include <map>
-#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "lib/core/error.h"
-#include "passes/constant_pooling.h"
-#include "passes/constant_propagation.h"
-#include "passes/peephole.h"
-
 namespace jitctl {
 namespace {
 
-// Graph::create_clone and Graph::copy leave matched schemas behind (a clone's inputs are new),
-// but a clone has the same input types, so the schema still holds; alias analysis in the passes
-// that run on the inlined graph reads it, as PyTorch's would find it again by matching.
+// See copy_graph_with_schemas.
 void copy_schemas(const Block* from, Block* to);
 
 void copy_schemas(const Node* from, Node* to) {
@@ -28,12 +19,6 @@ void copy_schemas(const Node* from, Node* to) {
 void copy_schemas(const Block* from, Block* to) {
   auto t = to->nodes().begin();
   for (Node* f : from->nodes()) copy_schemas(f, *t++);
-}
-
-std::shared_ptr<Graph> copy_graph(const Graph& g) {
-  auto copy = g.copy();
-  copy_schemas(g.block(), copy->block());
-  return copy;
 }
 
 // inlineCallTo: `call`'s inputs are the callee's inputs (a CallFunction's function constant has
@@ -93,58 +78,19 @@ void inline_block(Block* b, const CalleeGraphFn& callee_graph) {
   }
 }
 
-// optimized_graph() per callee, computed once: PyTorch caches it on the Function.
-class CalleeOptimizer {
- public:
-  explicit CalleeOptimizer(const CalleeGraphFn& graph_of) : graph_of_(graph_of) {}
-
-  std::shared_ptr<Graph> optimize(const Graph& g) {
-    auto copy = copy_graph(g);
-    inline_calls(*copy, callee_fn());
-    peephole_optimize(*copy);
-    propagate_immutable_constants(*copy);
-    pool_constants(*copy);
-    return copy;
-  }
-
-  CalleeGraphFn callee_fn() {
-    return [this](const std::string& name, const std::string& method) { return optimized(name, method); };
-  }
-
- private:
-  std::shared_ptr<Graph> optimized(const std::string& name, const std::string& method) {
-    const Key key{name, method};
-    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
-    const std::string what = method.empty() ? name : name + "." + method;
-    if (!active_.insert(key).second)
-      throw InvalidInput("recursive call of " + what + ": TorchScript does not support recursion");
-    auto g = graph_of_(name, method);
-    auto result = g ? optimize(*g) : nullptr;
-    active_.erase(key);
-    memo_.emplace(key, result);
-    return result;
-  }
-
-  using Key = std::pair<std::string, std::string>;
-  const CalleeGraphFn& graph_of_;
-  std::map<Key, std::shared_ptr<Graph>> memo_;
-  std::set<Key> active_;
-};
-
 }  // namespace
 
 void inline_calls(Graph& g, const CalleeGraphFn& callee_graph) { inline_block(g.block(), callee_graph); }
 
-std::shared_ptr<Graph> inlined_graph(const Graph& g, const CalleeGraphFn& graph_of) {
-  CalleeOptimizer optimizer(graph_of);
-  auto copy = copy_graph(g);
-  inline_calls(*copy, optimizer.callee_fn());
-  return copy;
+void inline_calls_pass(Graph& g, const PassContext& ctx) {
+  if (!ctx.callees) throw std::logic_error("inline: run without the callees' graphs (PassContext::callees)");
+  inline_calls(g, ctx.callees);
 }
 
-std::shared_ptr<Graph> optimized_graph(const Graph& g, const CalleeGraphFn& graph_of) {
-  CalleeOptimizer optimizer(graph_of);
-  return optimizer.optimize(g);
+std::shared_ptr<Graph> copy_graph_with_schemas(const Graph& g) {
+  auto copy = g.copy();
+  copy_schemas(g.block(), copy->block());
+  return copy;
 }
 
 }  // namespace jitctl

@@ -1,5 +1,5 @@
 #pragma once
-// PyTorch 1.13's Inline pass and what `.inlined_graph` does with it.
+// PyTorch 1.13's Inline pass.
 //
 // Inline replaces every prim::CallMethod on an object of a class (not of an interface) and every
 // prim::CallFunction by the callee's graph, in place (inlineCallTo): the callee's nodes are cloned
@@ -8,38 +8,27 @@
 // unused: Inline does not clean up. Nodes it inserts are not visited again, because PyTorch inlines
 // callees' *optimized* graphs, in which every call has been inlined already.
 //
-// `.inlined_graph` is `graph.copy(); Inline(copy)` with each callee's graph taken from
-// GraphFunction::optimized_graph(): a copy of the callee's graph after preoptimizeGraph -- Inline
-// (recursively, the same way), PeepholeOptimize without shape peepholes, constant propagation on
-// immutable types and constant pooling (autocast, also in that list, changes nothing with autocast
-// off). So a callee's constants arrive pooled at the top of its inlined body, while the caller's own
-// graph gets no clean-up at all.
-//
-// The pass knows nothing of archives or the compiler: graphs come from a callback.
-#include <functional>
+// The graphs calls are replaced by come from a callback (passes/pass_context.h): PyTorch inlines
+// each callee's optimized_graph(), which lib/frontend/graph_function.h makes (and which is where
+// `.inlined_graph` is made too). The pass knows nothing of archives or the compiler.
 #include <memory>
-#include <string>
 
 #include "lib/ir/ir.h"
+#include "passes/pass_context.h"
 
 namespace jitctl {
-
-// The graph a call runs. For prim::CallMethod: the class's qualified name and the method name; for
-// prim::CallFunction: the function's qualified name (the FunctionType of its function constant)
-// and "". nullptr leaves that call in place. Errors (a callee that does not compile) propagate.
-using CalleeGraphFn =
-    std::function<std::shared_ptr<Graph>(const std::string& class_or_function_qualified_name, const std::string& method)>;
 
 // PyTorch's Inline(graph): each call is replaced by exactly the graph `callee_graph` returns
 // (whose own calls are not inlined; see above).
 void inline_calls(Graph& g, const CalleeGraphFn& callee_graph);
 
-// `.inlined_graph` of a function whose graph is `g`: `graph_of` returns the unoptimized graph of a
-// callee (what compile_function gives); each callee is optimized once, as optimized_graph() does,
-// and reused for every call to it. Throws InvalidInput on a recursive call chain.
-std::shared_ptr<Graph> inlined_graph(const Graph& g, const CalleeGraphFn& graph_of);
+// The pass as the registry runs it, with the callees of `ctx` (std::logic_error without them).
+void inline_calls_pass(Graph& g, const PassContext& ctx);
 
-// GraphFunction::optimized_graph() for a function whose graph is `g`, its callees from `graph_of`.
-std::shared_ptr<Graph> optimized_graph(const Graph& g, const CalleeGraphFn& graph_of);
+// g.copy() whose nodes keep the schemas they were matched to. Graph::copy and create_clone drop
+// them, as PyTorch's do, but a copy has the same input types, so the schemas still hold; alias
+// analysis in the passes that run on an inlined or optimized graph reads them, as PyTorch's would
+// find them again by matching.
+std::shared_ptr<Graph> copy_graph_with_schemas(const Graph& g);
 
 }  // namespace jitctl

@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "passes/cleanup.h"
+#include "passes/registry.h"
 
 namespace jitctl {
 namespace {
@@ -36,7 +36,7 @@ void lift(Graph& g, Node* closure) {
     if (u.user != closure_tuple) u.user->replace_input(u.offset, closure_tuple->output());
   closure->erase_block(0);
   closure->g_(attr::Subgraph, sub);
-  run_cleanup_passes(*sub);
+  run_pipeline("cleanup", *sub);
 }
 
 void lift_in_block(Graph& g, Block* b) {

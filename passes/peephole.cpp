@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lib/ir/constants.h"
-#include "passes/alias_db.h"
+#include "passes/analysis/alias_db.h"
 #include "passes/dead_code_elimination.h"
 
 namespace jitctl {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/cpu/value_util.h"
+#include "lib/core/ivalue_equality.h"
 
 namespace jitctl::cpu {
 namespace {
@@ -20,7 +21,7 @@ IValue erase(DictData& d, const IValue& key) {
   rebuilt.value_type = d.value_type;
   IValue removed;
   for (auto& [k, v] : items) {
-    if (keys_equal(k, key))
+    if (ivalues_equal(k, key))
       removed = std::move(v);
     else
       rebuilt.set(std::move(k), std::move(v));

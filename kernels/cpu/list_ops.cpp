@@ -6,13 +6,13 @@
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cpu/value_util.h"
+#include "lib/core/ivalue_equality.h"
 
 namespace jitctl {
 namespace {
 
 using cpu::normalize_index;
 using cpu::set_result;
-using cpu::values_equal;
 
 std::vector<IValue>& items_of(const IValue& v) { return v.to_list()->items; }
 
@@ -126,33 +126,33 @@ void repeat_in_place(Stack& s) {
 
 void contains(Stack& s) {
   const auto& items = items_of(s[0]);
-  const bool found = std::any_of(items.begin(), items.end(), [&](const IValue& x) { return values_equal(x, s[1]); });
+  const bool found = std::any_of(items.begin(), items.end(), [&](const IValue& x) { return ivalues_equal(x, s[1]); });
   set_result(s, found);
 }
 
 void index_of(Stack& s) {
   const auto& items = items_of(s[0]);
   for (size_t i = 0; i < items.size(); ++i)
-    if (values_equal(items[i], s[1])) return set_result(s, static_cast<int64_t>(i));
+    if (ivalues_equal(items[i], s[1])) return set_result(s, static_cast<int64_t>(i));
   throw InvalidInput("'" + cpu::script_str(s[1]) + "' is not in list");
 }
 
 void count(Stack& s) {
   const auto& items = items_of(s[0]);
   set_result(s, static_cast<int64_t>(
-                    std::count_if(items.begin(), items.end(), [&](const IValue& x) { return values_equal(x, s[1]); })));
+                    std::count_if(items.begin(), items.end(), [&](const IValue& x) { return ivalues_equal(x, s[1]); })));
 }
 
 void remove(Stack& s) {
   auto& items = items_of(s[0]);
-  auto it = std::find_if(items.begin(), items.end(), [&](const IValue& x) { return values_equal(x, s[1]); });
+  auto it = std::find_if(items.begin(), items.end(), [&](const IValue& x) { return ivalues_equal(x, s[1]); });
   if (it == items.end()) throw InvalidInput("list.remove(x): x not in list");
   items.erase(it);
   s.clear();
 }
 
-void list_eq(Stack& s) { set_result(s, values_equal(s[0], s[1])); }
-void list_ne(Stack& s) { set_result(s, !values_equal(s[0], s[1])); }
+void list_eq(Stack& s) { set_result(s, ivalues_equal(s[0], s[1])); }
+void list_ne(Stack& s) { set_result(s, !ivalues_equal(s[0], s[1])); }
 
 // Python's < on ints, floats, bools or strings.
 bool less(const IValue& a, const IValue& b) {
@@ -197,7 +197,7 @@ void extreme_of_lists(Stack& s) {
   const auto& b = items_of(s[1]);
   bool a_less = a.size() < b.size();
   for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    if (values_equal(a[i], b[i])) continue;
+    if (ivalues_equal(a[i], b[i])) continue;
     a_less = less(a[i], b[i]);
     break;
   }
@@ -255,7 +255,7 @@ void infer_size(Stack& s) {
 }
 
 void size_if_not_equal(Stack& s) {
-  if (values_equal(s[0], s[1]))
+  if (ivalues_equal(s[0], s[1]))
     set_result(s, IValue());
   else
     set_result(s, s[1]);

@@ -79,29 +79,6 @@ std::string script_str(const IValue& v) {
   return out;
 }
 
-bool values_equal(const IValue& a, const IValue& b) {
-  using K = IValue::Kind;
-  if (a.is(K::List) && b.is(K::List)) {
-    const auto& x = a.to_list()->items;
-    const auto& y = b.to_list()->items;
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!values_equal(x[i], y[i])) return false;
-    return true;
-  }
-  if (a.is(K::Tuple) && b.is(K::Tuple)) {
-    const auto& x = a.to_tuple()->items;
-    const auto& y = b.to_tuple()->items;
-    if (x.size() != y.size()) return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (!values_equal(x[i], y[i])) return false;
-    return true;
-  }
-  if (a.is_tensor() && b.is_tensor()) return a.to_tensor().same(b.to_tensor());
-  if (a.is(K::Device) && b.is(K::Device)) return a.to_device() == b.to_device();
-  return keys_equal(a, b);
-}
-
 size_t normalize_index(int64_t i, size_t n) {
   const int64_t size = static_cast<int64_t>(n);
   if (i < 0) i += size;

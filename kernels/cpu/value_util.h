@@ -31,10 +31,6 @@ double number_of(const IValue& v);
 std::string script_str(const IValue& v);
 std::string format_double(double d);
 
-// Python's == between two values of one TorchScript type (numbers compare across int/float/bool;
-// lists and tuples element-wise; tensors by identity, which is all the list ops need here).
-bool values_equal(const IValue& a, const IValue& b);
-
 // Python list index `i` (negative counts from the end) into a container of `n` elements;
 // InvalidInput with PyTorch's message when out of range.
 size_t normalize_index(int64_t i, size_t n);

@@ -1,22 +1,18 @@
 #include "lib/archive/npy.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
-#include <zip.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <optional>
 
 #include "lib/archive/mapped_file.h"
 #include "lib/archive/zip_reader.h"
+#include "lib/archive/zip_writer.h"
 #include "lib/core/error.h"
+#include "lib/core/output_file.h"
 
 namespace jitctl {
 namespace {
@@ -226,29 +222,6 @@ std::string shape_repr(const std::vector<int64_t>& sizes) {
   return fmt::format("({})", fmt::join(sizes, ", "));
 }
 
-// Writes through a temporary beside `path`, renamed into place.
-void write_atomically(const std::string& path, const std::function<void(const std::string& tmp)>& write) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmp = (dir / fmt::format(".{}.XXXXXX", target.filename().string())).string();
-  const int fd = mkstemp(tmp.data());
-  if (fd < 0) throw InvalidInput(fmt::format("{}: cannot create a temporary file: {}", path, std::strerror(errno)));
-  ::close(fd);
-  try {
-    write(tmp);
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw InvalidInput(fmt::format("{}: cannot move the written file into place: {}", path, ec.message()));
-  }
-}
-
 }  // namespace
 
 Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
@@ -340,12 +313,7 @@ std::string npy_bytes(const Tensor& t) {
 
 void save_npy(const std::string& path, const Tensor& t) {
   const std::string bytes = npy_bytes(t);
-  write_atomically(path, [&](const std::string& tmp) {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    f.close();
-    if (!f) throw InvalidInput(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
-  });
+  write_file_atomically(path, bytes);
 }
 
 std::vector<std::pair<std::string, Tensor>> load_npz(const std::string& path) {
@@ -369,32 +337,9 @@ std::vector<std::pair<std::string, Tensor>> load_npz(const std::string& path) {
 }
 
 void save_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays) {
-  std::vector<std::string> members;
-  members.reserve(arrays.size());
-  for (const auto& [name, t] : arrays) members.push_back(npy_bytes(t));
-  write_atomically(path, [&](const std::string& tmp) {
-    int err = 0;
-    zip_t* z = zip_open(tmp.c_str(), ZIP_TRUNCATE, &err);
-    if (!z) throw InvalidInput(fmt::format("{}: cannot write zip (libzip error {})", path, err));
-    auto fail = [&](const std::string& what) {
-      const std::string msg = fmt::format("{}: {}: {}", path, what, zip_strerror(z));
-      zip_discard(z);
-      throw InvalidInput(msg);
-    };
-    for (size_t i = 0; i < arrays.size(); ++i) {
-      const std::string name = arrays[i].first + ".npy";
-      zip_source_t* src = zip_source_buffer(z, members[i].data(), members[i].size(), 0);
-      if (!src) fail(name);
-      const zip_int64_t idx = zip_file_add(z, name.c_str(), src, ZIP_FL_ENC_UTF_8);
-      if (idx < 0) {
-        zip_source_free(src);
-        fail(name);
-      }
-      if (zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0) != 0) fail(name);
-      zip_file_set_mtime(z, static_cast<zip_uint64_t>(idx), 315532800, 0);  // reproducible: 1980-01-01
-    }
-    if (zip_close(z) != 0) fail("writing");
-  });
+  ZipWriter zip{ZipWriter::Plain{}};
+  for (const auto& [name, t] : arrays) zip.add(name + ".npy", npy_bytes(t));
+  zip.write(path);
 }
 
 }  // namespace jitctl

@@ -1,16 +1,12 @@
 #include "lib/archive/zip_writer.h"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zip.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
+#include <string>
 
 #include "lib/core/error.h"
+#include "lib/core/output_file.h"
 
 namespace jitctl {
 namespace {
@@ -29,63 +25,43 @@ void ZipWriter::add(const std::string& record, std::string bytes) {
 }
 
 void ZipWriter::add(const std::string& record, const void* data, size_t size, std::shared_ptr<const void> keep) {
-  items_.push_back({root_ + "/" + record, data, size, std::move(keep)});
+  items_.push_back({aligned_ ? root_ + "/" + record : record, data, size, std::move(keep)});
 }
 
 void ZipWriter::write(const std::string& path) const {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / fmt::format(".{}.XXXXXX", target.filename().string())).string();
-  const int fd = mkstemp(tmpl.data());
-  if (fd < 0) throw InvalidInput(fmt::format("{}: cannot create a temporary file: {}", path, std::strerror(errno)));
-  // mkstemp creates the file 0600; an archive is an ordinary file, so give it what open(2) would.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  ::close(fd);
-  auto cleanup = [&] { std::remove(tmpl.c_str()); };
-
-  int err = 0;
-  zip_t* z = zip_open(tmpl.c_str(), ZIP_TRUNCATE, &err);
-  if (!z) {
-    cleanup();
-    throw InvalidInput(fmt::format("{}: cannot write zip (libzip error {})", path, err));
-  }
-  auto fail = [&](const std::string& what) {
-    const std::string msg = fmt::format("{}: {}: {}", path, what, zip_strerror(z));
-    zip_discard(z);
-    cleanup();
-    throw InvalidInput(msg);
-  };
-  uint64_t offset = 0;
-  for (const auto& it : items_) {
-    zip_source_t* src = zip_source_buffer(z, it.data, it.size, 0);
-    if (!src) fail(it.name);
-    const zip_int64_t idx = zip_file_add(z, it.name.c_str(), src, ZIP_FL_ENC_UTF_8);
-    if (idx < 0) {
-      zip_source_free(src);
-      fail(it.name);
+  write_file_atomically(path, [&](const std::string& tmp) {
+    int err = 0;
+    zip_t* z = zip_open(tmp.c_str(), ZIP_TRUNCATE, &err);
+    if (!z) throw InvalidInput(fmt::format("{}: cannot write zip (libzip error {})", path, err));
+    auto fail = [&](const std::string& what) {
+      const std::string msg = fmt::format("{}: {}: {}", path, what, zip_strerror(z));
+      zip_discard(z);
+      throw InvalidInput(msg);
+    };
+    uint64_t offset = 0;
+    for (const auto& it : items_) {
+      zip_source_t* src = zip_source_buffer(z, it.data, it.size, 0);
+      if (!src) fail(it.name);
+      const zip_int64_t idx = zip_file_add(z, it.name.c_str(), src, ZIP_FL_ENC_UTF_8);
+      if (idx < 0) {
+        zip_source_free(src);
+        fail(it.name);
+      }
+      if (zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0) != 0) fail(it.name);
+      zip_file_set_mtime(z, static_cast<zip_uint64_t>(idx), 315532800, 0);  // reproducible bytes: 1980-01-01
+      if (!aligned_) continue;
+      // Pad the local header's extra field so the data starts on a 64-byte boundary.
+      const uint64_t header = offset + kLocalHeaderBytes + it.name.size();
+      uint64_t pad = (kAlign - (header + 4) % kAlign) % kAlign;
+      static const std::string zeros(kAlign, '\0');
+      if (zip_file_extra_field_set(z, static_cast<zip_uint64_t>(idx), kPadFieldId, ZIP_EXTRA_FIELD_NEW,
+                                   reinterpret_cast<const zip_uint8_t*>(zeros.data()), static_cast<zip_uint16_t>(pad),
+                                   ZIP_FL_LOCAL) != 0)
+        fail(it.name);
+      offset = header + 4 + pad + it.size;
     }
-    if (zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0) != 0) fail(it.name);
-    zip_file_set_mtime(z, static_cast<zip_uint64_t>(idx), 315532800, 0);  // reproducible bytes: 1980-01-01
-    // Pad the local header's extra field so the data starts on a 64-byte boundary.
-    const uint64_t header = offset + kLocalHeaderBytes + it.name.size();
-    uint64_t pad = (kAlign - (header + 4) % kAlign) % kAlign;
-    static const std::string zeros(kAlign, '\0');
-    if (zip_file_extra_field_set(z, static_cast<zip_uint64_t>(idx), kPadFieldId, ZIP_EXTRA_FIELD_NEW,
-                                 reinterpret_cast<const zip_uint8_t*>(zeros.data()), static_cast<zip_uint16_t>(pad),
-                                 ZIP_FL_LOCAL) != 0)
-      fail(it.name);
-    offset = header + 4 + pad + it.size;
-  }
-  if (zip_close(z) != 0) fail("writing");
-  std::error_code ec;
-  fs::rename(tmpl, target, ec);
-  if (ec) {
-    cleanup();
-    throw InvalidInput(fmt::format("{}: cannot move the written file into place: {}", path, ec.message()));
-  }
+    if (zip_close(z) != 0) fail("writing");
+  });
 }
 
 }  // namespace jitctl

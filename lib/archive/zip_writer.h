@@ -8,10 +8,14 @@ namespace jitctl {
 
 // Writes a zip the way PyTorch does: every entry stored (not compressed) under one root folder,
 // entry data 64-byte aligned (padding goes into an extra field) so that readers can map tensors in
-// place. The file appears atomically: written to a temporary beside the target, then renamed.
+// place; modification times are 1980-01-01, so the bytes are reproducible. The file appears
+// atomically (lib/core/output_file.h).
 class ZipWriter {
  public:
   explicit ZipWriter(std::string root) : root_(std::move(root)) {}
+  // The way numpy writes .npz files: entries at the top level, no alignment padding.
+  struct Plain {};
+  explicit ZipWriter(Plain) : aligned_(false) {}
 
   void add(const std::string& record, std::string bytes);
   // Adds bytes owned elsewhere; `keep` holds them alive until write().
@@ -27,6 +31,7 @@ class ZipWriter {
     std::shared_ptr<const void> keep;
   };
   std::string root_;
+  bool aligned_ = true;
   std::vector<Item> items_;
 };
 

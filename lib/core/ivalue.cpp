@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "lib/core/error.h"
+#include "lib/core/ivalue_equality.h"
 
 namespace jitctl {
 
@@ -69,41 +70,8 @@ bool IValue::identical(const IValue& o) const {
   switch (kind()) {
     case Kind::Tensor: return to_tensor().same(o.to_tensor());
     case Kind::String: return to_string() == o.to_string();
-    default: return keys_equal(*this, o);
-  }
-}
-
-bool keys_equal(const IValue& a, const IValue& b) {
-  using K = IValue::Kind;
-  auto numeric = [](K k) { return k == K::Int || k == K::Double || k == K::Bool; };
-  if (numeric(a.kind()) && numeric(b.kind())) {
-    auto val = [](const IValue& v) {
-      return v.is(K::Bool) ? (v.to_bool() ? 1.0 : 0.0) : v.to_double();
-    };
-    if (a.is(K::Int) && b.is(K::Int)) return a.to_int() == b.to_int();
-    return val(a) == val(b);
-  }
-  if (a.kind() != b.kind()) return false;
-  switch (a.kind()) {
-    case K::None: return true;
-    case K::String: return a.to_string() == b.to_string();
-    case K::Complex: return a.to_complex() == b.to_complex();
-    case K::Tensor: return a.to_tensor().same(b.to_tensor());
-    case K::Device: return a.to_device() == b.to_device();
-    case K::Tuple: {
-      const auto& x = a.to_tuple()->items;
-      const auto& y = b.to_tuple()->items;
-      if (x.size() != y.size()) return false;
-      for (size_t i = 0; i < x.size(); ++i)
-        if (!keys_equal(x[i], y[i])) return false;
-      return true;
-    }
-    case K::Storage: return a.to_storage() == b.to_storage();
-    case K::List: return a.to_list() == b.to_list();
-    case K::Dict: return a.to_dict() == b.to_dict();
-    case K::Object: return a.to_object() == b.to_object();
-    case K::Global: return a.to_global().qualified_name == b.to_global().qualified_name;
-    default: return false;
+    case Kind::List: return to_list() == o.to_list();
+    default: return ivalues_equal(*this, o);
   }
 }
 
@@ -127,7 +95,7 @@ size_t key_hash(const IValue& v) {
 const IValue* DictData::find(const IValue& key) const {
   auto [lo, hi] = index_.equal_range(key_hash(key));
   for (auto it = lo; it != hi; ++it)
-    if (keys_equal(items[it->second].first, key)) return &items[it->second].second;
+    if (ivalues_equal(items[it->second].first, key)) return &items[it->second].second;
   return nullptr;
 }
 
@@ -135,7 +103,7 @@ void DictData::set(IValue key, IValue value) {
   const size_t h = key_hash(key);
   auto [lo, hi] = index_.equal_range(h);
   for (auto it = lo; it != hi; ++it)
-    if (keys_equal(items[it->second].first, key)) {
+    if (ivalues_equal(items[it->second].first, key)) {
       items[it->second].second = std::move(value);
       return;
     }

@@ -19,7 +19,7 @@ struct TupleData;
 struct ListData;
 struct DictData;
 struct ObjectData;
-struct FutureData;  // lib/runtime/future.h: the result of prim::fork
+struct FutureData;  // lib/core/future.h: the result of prim::fork
 class ClassType;    // lib/core/types.h
 
 // A class or function named by a pickle's GLOBAL opcode, e.g. "torch._utils._rebuild_tensor_v2".
@@ -122,9 +122,8 @@ struct ObjectData {
   const IValue* attr(const std::string& name) const;
 };
 
-// Equality as Python's == on keys (no tensor comparison: tensors compare by identity).
-bool keys_equal(const IValue& a, const IValue& b);
-// Consistent with keys_equal: equal keys hash alike (1, 1.0 and True included).
+// The hash of a dict key, consistent with ivalues_equal (lib/core/ivalue_equality.h): equal keys
+// hash alike (1, 1.0 and True included).
 size_t key_hash(const IValue& v);
 
 }  // namespace jitctl

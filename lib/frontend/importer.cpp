@@ -7,7 +7,8 @@
 #include <optional>
 
 #include "lib/core/error.h"
-#include "lib/frontend/class_outline.h"
+#include "lib/frontend/graph_function.h"
+#include "lib/frontend/ir_emitter.h"
 #include "lib/frontend/parser.h"
 #include "lib/frontend/type_parser.h"
 
@@ -92,39 +93,21 @@ bool is_name(const Expr& e, std::string_view s) { return e.kind == ExprKind::Nam
 
 }  // namespace
 
-std::shared_ptr<CompilationUnit> CompilationUnit::import(const Archive& archive) {
-  auto cu = std::make_shared<CompilationUnit>();
-  for (const auto& record : archive.list("code/")) {
-    if (record.size() <= 3 || record.compare(record.size() - 3, 3, ".py") != 0) continue;
-    auto f = std::make_unique<CodeFile>();
-    f->record = record;
-    f->where = archive.where(record);
-    f->qualifier = qualifier_of_record(record);
-    f->text = archive.read(record);
-    ParseOptions po;
-    po.file = f->where;
-    f->ast = parse_source(f->text, po);
-    if (archive.has(record + ".debug_pkl")) f->map = SourceMap::read(archive.read(record + ".debug_pkl"), archive.where(record + ".debug_pkl"));
-    for (const auto& s : f->ast.body) {
-      if (s->kind == StmtKind::Class) {
-        const std::string name = f->qualifier + "." + s->cls->name;
-        if (!cu->definitions_.emplace(name, Definition{s->cls.get(), f.get()}).second)
-          fail_at(*f, s->range, fmt::format("class {} is defined twice", name));
-      } else if (s->kind == StmtKind::Def) {
-        const std::string name = f->qualifier + "." + s->def->name;
-        if (!cu->functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr, nullptr}).second)
-          fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
-      }
+CompilationUnit::CompilationUnit(std::string origin) : origin_(std::move(origin)) {}
+
+void CompilationUnit::add_file(std::unique_ptr<CodeFile> f) {
+  for (const auto& s : f->ast.body) {
+    if (s->kind == StmtKind::Class) {
+      const std::string name = f->qualifier + "." + s->cls->name;
+      if (!definitions_.emplace(name, Definition{s->cls.get(), f.get()}).second)
+        fail_at(*f, s->range, fmt::format("class {} is defined twice", name));
+    } else if (s->kind == StmtKind::Def) {
+      const std::string name = f->qualifier + "." + s->def->name;
+      if (!functions_.emplace(name, Function{name, s->def.get(), f.get(), nullptr, nullptr}).second)
+        fail_at(*f, s->range, fmt::format("function {} is defined twice", name));
     }
-    cu->files_.push_back(std::move(f));
   }
-  if (archive.has("constants.pkl")) {
-    const IValue c = archive.load_pickle("constants.pkl", "constants/", true);
-    if (!c.is(IValue::Kind::Tuple))
-      throw InvalidInput(fmt::format("{}: holds a {}, not a tuple", archive.where("constants.pkl"), kind_name(c.kind())));
-    cu->constants_ = c.to_tuple()->items;
-  }
-  return cu;
+  files_.push_back(std::move(f));
 }
 
 CompilationUnit::~CompilationUnit() {
@@ -157,6 +140,22 @@ const CompilationUnit::Function* CompilationUnit::find_method(std::string_view c
 const CompilationUnit::Function* CompilationUnit::find_function(std::string_view qualified_name) {
   auto it = functions_.find(qualified_name);
   return it == functions_.end() || it->second.owner ? nullptr : &it->second;
+}
+
+GraphFunction* CompilationUnit::graph_function(const std::string& owner, const std::string& method) {
+  const auto key = std::make_pair(owner, method);
+  if (auto it = graph_functions_.find(key); it != graph_functions_.end()) return it->second.get();
+  const Function* fn = method.empty() ? find_function(owner) : find_method(owner, method);
+  if (!fn) {
+    if (method.empty())
+      throw InvalidInput(fmt::format("{}: a call to function {}, which the archive does not define", origin_, owner));
+    if (find_class(owner)) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", origin_, owner, method));
+    return nullptr;  // a class the code does not define: a torch.classes C++ class
+  }
+  auto made = std::make_unique<GraphFunction>(
+      fn->qualified_name, [this, fn] { return compile_function(*this, *fn); },
+      [this](const std::string& o, const std::string& m) { return graph_function(o, m); });
+  return graph_functions_.emplace(key, std::move(made)).first->second.get();
 }
 
 TypePtr CompilationUnit::type_of(const Expr& e, const CodeFile& file) {

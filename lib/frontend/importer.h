@@ -1,16 +1,17 @@
 #pragma once
-// An archive's code, imported as PyTorch's SourceImporter does it: every class, interface, enum
-// and NamedTuple its code files define, as types, and its free functions -- each with the parsed
-// source and source map the compiler needs to build its graph on first use.
+// The code of a module, as PyTorch's SourceImporter holds it: every class, interface, enum and
+// NamedTuple its code files define, as types, and its free functions -- each with the parsed
+// source and source map the compiler needs to build its graph on first use. Reading the files out
+// of an archive is lib/serialization/import_code.h's job.
 #include <map>
 #include <optional>
 #include <memory>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "lib/archive/archive.h"
 #include "lib/core/types.h"
 #include "lib/frontend/ast.h"
 #include "lib/frontend/source_map.h"
@@ -20,6 +21,8 @@ namespace jitctl {
 // The value of a literal expression as printed code writes them (ints, floats, strings, None,
 // bools, inf/nan, negative numbers, tuples and lists of those); nullopt for anything else.
 std::optional<IValue> literal_value(const Expr& e);
+
+class GraphFunction;  // lib/frontend/graph_function.h
 
 class CompilationUnit {
  public:
@@ -40,10 +43,18 @@ class CompilationUnit {
     TypePtr self_type;  // the class or interface of a method (owner, or the interface); null for functions
   };
 
-  // Parses every code file of the archive (and reads its .debug_pkl). Types are defined lazily,
-  // on the first find_type() that names them, as PyTorch does.
-  static std::shared_ptr<CompilationUnit> import(const Archive& archive);
+  // No code yet. `origin` (the archive) names the unit in messages.
+  explicit CompilationUnit(std::string origin);
   ~CompilationUnit();  // breaks the reference cycles between class types
+  CompilationUnit(const CompilationUnit&) = delete;
+  CompilationUnit& operator=(const CompilationUnit&) = delete;
+
+  // Adds a parsed code file: its classes, defined lazily (on the first find_type() that names
+  // them, as PyTorch does), and its functions. Throws InvalidInput for a class or function that
+  // an earlier file defines already.
+  void add_file(std::unique_ptr<CodeFile> file);
+  // constants.pkl: what code refers to as CONSTANTS.c0, CONSTANTS.c1, ...
+  void set_constants(std::vector<IValue> constants) { constants_ = std::move(constants); }
 
   // A class, interface, enum or NamedTuple by qualified name; nullptr when no code file defines it.
   // Throws InvalidInput ("file:line:col: ...") when its definition is malformed.
@@ -52,8 +63,12 @@ class CompilationUnit {
   // A method of a class or interface.
   const Function* find_method(std::string_view class_name, std::string_view method);
   const Function* find_function(std::string_view qualified_name);
+  // The graphs of the method `method` of class `owner`, or (method "") of the free function
+  // `owner`, made on first use and shared by every user (lib/frontend/graph_function.h); nullptr
+  // for a class the code does not define (a C++ class: its calls stay calls). Throws InvalidInput
+  // naming the archive when the code defines the class but not the method, or no such function.
+  GraphFunction* graph_function(const std::string& owner, const std::string& method);
   const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }
-  // constants.pkl: what code refers to as CONSTANTS.c0, CONSTANTS.c1, ...
   const std::vector<IValue>& constants() const { return constants_; }
 
  private:
@@ -74,6 +89,8 @@ class CompilationUnit {
   std::set<std::string, std::less<>> defining_;  // being defined now: a cycle through them is an error
   std::vector<std::shared_ptr<ClassType>> classes_;
   std::vector<std::shared_ptr<InterfaceType>> interfaces_;
+  std::string origin_;  // the archive, for messages
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<GraphFunction>> graph_functions_;
 };
 
 }  // namespace jitctl

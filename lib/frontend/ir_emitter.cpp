@@ -11,9 +11,8 @@
 #include "lib/frontend/schema_matching.h"
 #include "lib/frontend/type_parser.h"
 #include "lib/ir/constants.h"
-#include "passes/cleanup.h"
-#include "passes/convert_to_ssa.h"
-#include "passes/immutable_ops.h"
+#include "passes/analysis/immutable_ops.h"
+#include "passes/registry.h"
 
 namespace jitctl {
 namespace {
@@ -960,8 +959,8 @@ std::shared_ptr<Graph> emit_function(CompilationUnit& cu, const CompilationUnit:
 
 std::shared_ptr<Graph> compile_function(CompilationUnit& cu, const CompilationUnit::Function& fn) {
   auto g = emit_function(cu, fn);
-  convert_to_ssa(*g);
-  run_cleanup_passes(*g);
+  run_pipeline("convert-to-ssa", *g);
+  run_pipeline("cleanup", *g);
   return g;
 }
 

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "lib/frontend/importer.h"
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 #include "lib/ir/ir.h"
 
 namespace jitctl {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "lib/core/error.h"
+#include "lib/core/string_literal.h"
 
 namespace jitctl {
 
@@ -54,22 +55,6 @@ const char* op_spelling(Op op) {
 
 namespace {
 
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20 || c >= 0x7f) out += fmt::format("\\x{:02x}", c);
-        else out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 // Ops in the dump are single words: "is not" -> "is-not".
 std::string op_word(Op op) {
   std::string s = op_spelling(op);
@@ -104,7 +89,7 @@ void dump_to(std::string& out, const Expr* e) {
       out += s;
       return;
     }
-    case ExprKind::String: out += quoted(e->text); return;
+    case ExprKind::String: out += quote_string(e->text); return;
     case ExprKind::None: out += "None"; return;
     case ExprKind::True: out += "True"; return;
     case ExprKind::False: out += "False"; return;
@@ -293,31 +278,6 @@ std::string dump(const ParsedFile& f) {
 
 namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-}
-
 bool decode_impl(std::string_view tok, std::string& out, std::string& error, size_t& error_at) {
   size_t q = 0;
   bool raw = false;
@@ -327,81 +287,13 @@ bool decode_impl(std::string_view tok, std::string& out, std::string& error, siz
   }
   const size_t quote_len = tok.substr(q, 3) == std::string(3, tok[q]) && tok.size() - q >= 6 ? 3 : 1;
   const size_t begin = q + quote_len, end = tok.size() - quote_len;
-  out.clear();
   if (raw) {
     out.assign(tok.substr(begin, end - begin));
     return true;
   }
-  for (size_t i = begin; i < end;) {
-    const char c = tok[i];
-    if (c != '\\') {
-      out += c;
-      ++i;
-      continue;
-    }
-    error_at = i;
-    const char e = tok[i + 1];  // the lexer guarantees a character after every backslash
-    i += 2;
-    switch (e) {
-      case '\n': break;  // line continuation inside the literal
-      case '\\': out += '\\'; break;
-      case '\'': out += '\''; break;
-      case '"': out += '"'; break;
-      case 'a': out += '\a'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'v': out += '\v'; break;
-      case 'x': {
-        const int h = i + 1 < end ? hex_value(tok[i]) : -1, l = i + 1 < end ? hex_value(tok[i + 1]) : -1;
-        if (h < 0 || l < 0) {
-          error = "malformed \\x escape: expected two hex digits";
-          return false;
-        }
-        out += static_cast<char>(h * 16 + l);
-        i += 2;
-        break;
-      }
-      case 'u':
-      case 'U': {
-        const size_t n = e == 'u' ? 4 : 8;
-        uint32_t cp = 0;
-        for (size_t k = 0; k < n; ++k) {
-          const int d = i + k < end ? hex_value(tok[i + k]) : -1;
-          if (d < 0) {
-            error = fmt::format("malformed \\{} escape: expected {} hex digits", e, n);
-            return false;
-          }
-          cp = cp * 16 + static_cast<uint32_t>(d);
-        }
-        if (cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
-          error = fmt::format("\\{} escape is not a Unicode scalar value", e);
-          return false;
-        }
-        append_utf8(out, cp);
-        i += n;
-        break;
-      }
-      case 'N':
-        error = "\\N{...} escapes are not supported";
-        return false;
-      default:
-        if (e >= '0' && e <= '7') {
-          unsigned v = static_cast<unsigned>(e - '0');
-          for (int k = 0; k < 2 && i < end && tok[i] >= '0' && tok[i] <= '7'; ++k) v = v * 8 + static_cast<unsigned>(tok[i++] - '0');
-          if (v > 0xff) {
-            error = "octal escape above \\377";
-            return false;
-          }
-          out += static_cast<char>(v);
-        } else {
-          // Python keeps an unknown escape as written.
-          out += '\\';
-          out += e;
-        }
-    }
+  if (!unescape_string(tok.substr(begin, end - begin), EscapeRules::Python, out, error, error_at)) {
+    error_at += begin;
+    return false;
   }
   return true;
 }

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "lib/core/error.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 
 namespace jitctl {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 #include "lib/ir/ir.h"
 
 namespace jitctl {

@@ -7,7 +7,7 @@
 
 #include "lib/core/error.h"
 #include "lib/frontend/parser.h"
-#include "lib/frontend/schema.h"
+#include "lib/ops/schema.h"
 
 namespace jitctl {
 namespace {

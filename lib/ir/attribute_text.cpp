@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lib/core/string_literal.h"
 #include "lib/ir/ivalue_type.h"
 #include "lib/ir/tensor_text.h"
 
@@ -70,7 +71,7 @@ void repr(std::string& out, const IValue& v) {
     case K::Int: out += fmt::format("{}", v.to_int()); return;
     case K::Double: out += repr_double(v.to_double()); return;
     case K::Complex: out += format_ivalue(v); return;  // the parts print as operator<< does
-    case K::String: out += repr_string(v.to_string()); return;
+    case K::String: out += quote_string(v.to_string()); return;
     case K::Tensor: {
       const Tensor& t = v.to_tensor();
       out += t.defined() ? tensor_attribute_text(t) : "<Tensor>";
@@ -83,7 +84,7 @@ void repr(std::string& out, const IValue& v) {
     }
     case K::List: repr_list(out, *v.to_list()); return;
     case K::Dict: repr_dict(out, *v.to_dict()); return;
-    case K::Device: out += "torch.device(" + repr_string(v.to_device().str()) + ")"; return;
+    case K::Device: out += "torch.device(" + quote_string(v.to_device().str()) + ")"; return;
     // PyTorch prints a non-module object as its address; a stable placeholder serves better.
     case K::Object: out += "object(" + v.to_object()->type_name + ")"; return;
     default: out += fmt::format("<{}>", kind_name(v.kind())); return;
@@ -98,48 +99,13 @@ std::string list_text(const std::vector<T>& items, const char* elem) {
     if (i > 0) out += ", ";
     if constexpr (std::is_same_v<T, double>) out += repr_double(items[i]);
     else if constexpr (std::is_same_v<T, int64_t>) out += fmt::format("{}", items[i]);
-    else if constexpr (std::is_same_v<T, std::string>) out += repr_string(items[i]);
+    else if constexpr (std::is_same_v<T, std::string>) out += quote_string(items[i]);
     else out += format_ivalue(IValue(items[i]));
   }
   return out + "]";
 }
 
 }  // namespace
-
-std::string repr_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    switch (ch) {
-      case '\\': out += "\\\\"; break;
-      case '\'': out += "\\'"; break;
-      case '"': out += "\\\""; break;
-      case '\a': out += "\\a"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\v': out += "\\v"; break;
-      default:
-        if (ch > 0x1f && ch < 0x7f) {
-          out += ch;
-        } else {
-          // Digits of the signed value, least significant last, each added to '0' -- for
-          // negative chars that yields characters below '0', as PyTorch's output does.
-          int c = static_cast<signed char>(ch);
-          char buf[4] = "000";
-          buf[2] = static_cast<char>(buf[2] + c % 8);
-          c /= 8;
-          buf[1] = static_cast<char>(buf[1] + c % 8);
-          c /= 8;
-          buf[0] = static_cast<char>(buf[0] + c);
-          out += '\\';
-          out += buf;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string repr_double(double d) {
   const int c = std::fpclassify(d);
@@ -167,7 +133,7 @@ std::string attribute_value_text(const AttributeValue& v, bool mkldnn) {
     case AttributeKind::cs: return list_text(std::get<3>(v), "complex");
     case AttributeKind::i: return fmt::format("{}", std::get<4>(v));
     case AttributeKind::is: return list_text(std::get<5>(v), "int");
-    case AttributeKind::s: return repr_string(std::get<6>(v));
+    case AttributeKind::s: return quote_string(std::get<6>(v));
     case AttributeKind::ss: return list_text(std::get<7>(v), "str");
     case AttributeKind::t: {
       const Tensor& t = std::get<8>(v);

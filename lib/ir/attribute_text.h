@@ -11,11 +11,6 @@
 
 namespace jitctl {
 
-// c10::printQuotedString: double quotes, C escapes (\n, \t, \", \', \\, ...), and other bytes
-// outside printable ASCII as a backslash and three "octal digits" computed on the signed char --
-// so a UTF-8 byte 0xC3 prints as `\0)+`, which PyTorch really writes.
-std::string repr_string(std::string_view s);
-
 // IValue::repr of a double: integral values below 1e10 as `3.` (and `-0.`), the rest with 17
 // significant digits (`0.10000000000000001`, `1e+22`, `inf`, `nan`).
 std::string repr_double(double d);

@@ -8,6 +8,7 @@
 #include <span>
 #include <unordered_set>
 
+#include "lib/core/string_literal.h"
 #include "lib/ir/tensor_text.h"
 
 namespace jitctl {
@@ -619,43 +620,24 @@ class GraphTextParser {
     return std::strtod(text.c_str(), nullptr);
   }
 
-  // A string as repr_string writes it.
+  // A string as quote_string writes it.
   std::string string_literal() {
     if (peek() != '"') fail("expected '\"'");
     const size_t start = pos_++;
-    std::string out;
-    while (true) {
+    while (true) {  // to the closing quote; a backslash escapes the character after it
       if (eof() || peek() == '\n') fail_at(start, "unterminated string");
       const char c = s_[pos_++];
-      if (c == '"') return out;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (eof()) fail_at(start, "unterminated string");
-      const char e = s_[pos_++];
-      switch (e) {
-        case '\\': out += '\\'; break;
-        case '\'': out += '\''; break;
-        case '"': out += '"'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'v': out += '\v'; break;
-        default: {
-          // Three "digits" relative to '0', possibly below it for negative chars (see
-          // repr_string): undo the arithmetic that made them.
-          if (pos_ + 1 >= s_.size()) fail_at(pos_ - 2, "bad escape");
-          const int v = (e - '0') * 64 + (s_[pos_] - '0') * 8 + (s_[pos_ + 1] - '0');
-          if (v < -128 || v > 255) fail_at(pos_ - 2, "bad escape");
-          out += static_cast<char>(v);
-          pos_ += 2;
-        }
+      if (c == '"') break;
+      if (c == '\\') {
+        if (eof()) fail_at(start, "unterminated string");
+        ++pos_;
       }
     }
+    std::string out, error;
+    size_t at = 0;
+    if (!unescape_string(s_.substr(start + 1, pos_ - start - 2), EscapeRules::Printed, out, error, at))
+      fail_at(start + 1 + at, "bad escape");
+    return out;
   }
 
   // --- from literals to attributes ------------------------------------------------------------

@@ -29,10 +29,10 @@
 #include "lib/ir/attributes.h"
 #include "lib/ir/source_location.h"
 #include "lib/ir/symbol.h"
+#include "lib/ops/schema.h"
 
 namespace jitctl {
 
-struct FunctionSchema;  // lib/frontend/schema.h; the IR only carries a pointer to it
 class Graph;
 class Block;
 class Node;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "lib/core/string_literal.h"
 #include "lib/ir/attribute_text.h"
 #include "lib/ir/constants.h"
 #include "lib/ir/ivalue_type.h"
@@ -610,7 +611,7 @@ struct PythonPrinter::Impl {
       } else {
         put(stmt, "getattr(");
         stmt.put(*use_of(n->input(0)));
-        put(stmt, ", " + repr_string(field) + ")");
+        put(stmt, ", " + quote_string(field) + ")");
       }
     } else if (k == prim::CallFunction) {
       stmt.put(*use_of(n->input(0)));

@@ -6,6 +6,7 @@
 
 #include "lib/core/dtype.h"
 #include "lib/core/error.h"
+#include "lib/core/string_literal.h"
 #include "lib/ir/attribute_text.h"
 #include "lib/ir/ivalue_type.h"
 
@@ -38,8 +39,8 @@ void repr(std::string& out, const IValue& v, const ReprOverride& special, const 
     case K::Int: out += fmt::format("{}", v.to_int()); return;
     case K::Double: out += repr_double(v.to_double()); return;
     case K::Complex: out += repr_ivalue(v); return;
-    case K::String: out += repr_string(v.to_string()); return;
-    case K::Device: out += "torch.device(" + repr_string(v.to_device().str()) + ")"; return;
+    case K::String: out += quote_string(v.to_string()); return;
+    case K::Device: out += "torch.device(" + quote_string(v.to_device().str()) + ")"; return;
     case K::Tuple: {
       if (TypePtr t = ivalue_type(v); t && t->kind() == TypeKind::Tuple && t->expect<TupleType>().is_named())
         out += t->annotation_str(tp);

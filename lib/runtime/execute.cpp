@@ -5,7 +5,8 @@
 #include <deque>
 
 #include "lib/core/error.h"
-#include "lib/runtime/future.h"
+#include "lib/core/future.h"
+#include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
 
 namespace jitctl {
@@ -113,7 +114,7 @@ bool value_is(const IValue& v, const TypePtr& t) {
 
 }  // namespace
 
-void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt) {
+void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
   using namespace operand;
   if (stack.size() != f.input_registers.size())
     throw InvalidInput(fmt::format("{}: expected {} argument(s), got {}", f.name, f.input_registers.size(), stack.size()));
@@ -238,7 +239,7 @@ void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt)
         ++pc;
         break;
       case OpCode::CallInterface: {
-        const CompiledFunction* callee =
+        const Plan* callee =
             runtime_interface_method(rt, *ref(ops[in.in]).to_object(), f.extras[in.extra].name);
         push_inputs(in);
         execute_function(*callee, stack, rt);
@@ -251,7 +252,7 @@ void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt)
         Stack args;
         args.reserve(in.n_in);
         for (uint32_t k = 0; k < in.n_in; ++k) args.push_back(load(ops[in.in + k]));
-        fut->task = InteropPool::global().submit([fut, callee = in.callee, args = std::move(args), rt]() mutable {
+        InteropFuture task = InteropPool::global().submit([fut, callee = in.callee, args = std::move(args), rt]() mutable {
           try {
             execute_function(*callee, args, rt);
             fut->set_value(std::move(args.at(0)));
@@ -259,6 +260,7 @@ void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt)
             fut->set_error(std::current_exception());
           }
         });
+        fut->wait_for_producer = [task] { task.wait(); };
         if (ops[in.out] != kNone) regs[ops[in.out]] = IValue(std::move(fut));
         ++pc;
         break;

@@ -1,17 +1,17 @@
 #pragma once
-// The dispatch loop: runs one CompiledFunction. On entry `stack` holds the arguments; on return
+// The dispatch loop: runs one Plan. On entry `stack` holds the arguments; on return
 // it holds the outputs (the kernels' calling convention, so a call passes its stack on).
 #include "kernels/registry.h"
-#include "lib/runtime/compiled_function.h"
+#include "lib/runtime/plan.h"
 
 namespace jitctl {
 
 struct RuntimeState;
 
 // `rt` resolves interface calls (may be null for standalone graphs).
-void execute_function(const CompiledFunction& f, Stack& stack, RuntimeState* rt);
+void execute_function(const Plan& f, Stack& stack, RuntimeState* rt);
 
 // Defined with RuntimeState (interpreter.cpp): the method `name` of obj's runtime class.
-const CompiledFunction* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name);
+const Plan* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name);
 
 }  // namespace jitctl

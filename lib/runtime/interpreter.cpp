@@ -8,97 +8,76 @@
 #include <unordered_set>
 
 #include "lib/core/error.h"
+#include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/load_module.h"
-#include "lib/runtime/compiled_function.h"
-#include "lib/runtime/compiler.h"
+#include "lib/serialization/load_module.h"
+#include "lib/runtime/plan.h"
+#include "lib/runtime/lowering.h"
 #include "lib/runtime/execute.h"
-#include "passes/inliner.h"
 
 namespace jitctl {
 
-// Everything compiled for one module, shared by its Methods. Compiling takes the mutex; running
+// Everything planned for one module, shared by its Methods. Planning takes the mutex; running
 // does not, except for the first call of an interface method on a class.
 struct RuntimeState final : CalleeResolver {
   LoadedModule module;
   std::recursive_mutex mu;
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<CompiledFunction>> compiled;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Graph>> graphs;
-  std::vector<std::unique_ptr<CompiledFunction>> subgraphs;
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Plan>> plans;
+  std::vector<std::unique_ptr<Plan>> subgraphs;
   std::vector<std::string> missing_list;
   std::set<std::string> missing_seen;
   std::vector<std::shared_ptr<ObjectData>> objects;  // every object of the module tree
 
-  // The graph of a method or function as compile_function makes it (nullptr for a class the
-  // archive's code does not define: a torch.classes C++ class).
-  std::shared_ptr<Graph> graph_of(const std::string& owner, const std::string& method) {
-    auto key = std::make_pair(owner, method);
-    if (auto it = graphs.find(key); it != graphs.end()) return it->second;
-    if (!module.cu) throw Unsupported("calls of methods and functions in a graph compiled without its module");
-    auto& cu = *module.cu;
-    const CompilationUnit::Function* fn = method.empty() ? cu.find_function(owner) : cu.find_method(owner, method);
-    std::shared_ptr<Graph> g;
-    if (fn) {
-      g = compile_function(cu, *fn);
-    } else if (method.empty() || cu.find_class(owner)) {
-      throw InvalidInput(method.empty() ? fmt::format("{}: a call to function {}, which the archive does not define",
-                                                      module.archive->path(), owner)
-                                        : fmt::format("{}: class {} has no method '{}'", module.archive->path(), owner,
-                                                      method));
-    }
-    graphs.emplace(std::move(key), g);
-    return g;
-  }
-
-  const CompiledFunction* compile(const std::string& owner, const std::string& method) {
+  const Plan* plan(const std::string& owner, const std::string& method) {
     std::lock_guard lock(mu);
     auto key = std::make_pair(owner, method);
-    if (auto it = compiled.find(key); it != compiled.end()) return it->second.get();
-    auto g = graph_of(owner, method);
-    if (!g) {
+    if (auto it = plans.find(key); it != plans.end()) return it->second.get();
+    if (!module.cu) throw Unsupported("calls of methods and functions in a graph compiled without its module");
+    GraphFunction* fn = module.cu->graph_function(owner, method);
+    if (!fn) {
       missing(fmt::format("{}.{} (a method of a C++ class)", owner, method));
       return nullptr;
     }
-    auto opt = optimized_graph(*g, [this](const std::string& o, const std::string& m) { return graph_of(o, m); });
-    auto cf = std::make_unique<CompiledFunction>();
+    const std::shared_ptr<Graph>& opt = fn->optimized_graph();
+    auto cf = std::make_unique<Plan>();
     cf->name = method.empty() ? owner : owner + "." + method;
-    CompiledFunction* raw = cf.get();
-    compiled.emplace(key, std::move(cf));
+    Plan* raw = cf.get();
+    plans.emplace(key, std::move(cf));
     try {
-      compile_graph_into(*opt, *this, *raw);
+      lower_graph(*opt, *this, *raw);
     } catch (...) {
-      compiled.erase(key);  // callers must not find a half-compiled function
+      plans.erase(key);  // callers must not find a half-lowered function
       throw;
     }
     return raw;
   }
 
   // CalleeResolver
-  const CompiledFunction* method(const std::shared_ptr<ClassType>& cls, const std::string& name) override {
-    return compile(cls->qualified_name(), name);
+  const Plan* method(const std::shared_ptr<ClassType>& cls, const std::string& name) override {
+    return plan(cls->qualified_name(), name);
   }
-  const CompiledFunction* function(const std::string& qualified_name) override {
-    return compile(qualified_name, "");
+  const Plan* function(const std::string& qualified_name) override {
+    return plan(qualified_name, "");
   }
-  const CompiledFunction* subgraph(const std::shared_ptr<Graph>& g, const std::string& name) override {
-    auto cf = std::make_unique<CompiledFunction>();
+  const Plan* subgraph(const std::shared_ptr<Graph>& g, const std::string& name) override {
+    auto cf = std::make_unique<Plan>();
     cf->name = name;
-    compile_graph_into(*g, *this, *cf);
+    lower_graph(*g, *this, *cf);
     subgraphs.push_back(std::move(cf));
     return subgraphs.back().get();
   }
   void interface_call(const std::string& name) override {
     for (const auto& o : objects)
-      if (o->cls && o->cls->find_method(name)) compile(o->cls->qualified_name(), name);
+      if (o->cls && o->cls->find_method(name)) plan(o->cls->qualified_name(), name);
   }
   void missing(const std::string& op) override {
     if (missing_seen.insert(op).second) missing_list.push_back(op);
   }
 
-  const CompiledFunction* interface_method(const ObjectData& obj, const std::string& name) {
+  const Plan* interface_method(const ObjectData& obj, const std::string& name) {
     if (!obj.cls) throw Unsupported(fmt::format("calling {}.{}: the runtime does not know its class", obj.type_name, name));
     if (!module.cu) throw Unsupported("method calls in a graph compiled without its module");
-    const CompiledFunction* f = compile(obj.cls->qualified_name(), name);
+    const Plan* f = plan(obj.cls->qualified_name(), name);
     if (!f) throw Unsupported(fmt::format("{}.{} cannot run", obj.type_name, name));
     return f;
   }
@@ -141,7 +120,7 @@ struct RuntimeState final : CalleeResolver {
     o->cls = cls;
     objects.push_back(o);
     if (o->setstate_arg && cls->find_method("__setstate__")) {
-      const CompiledFunction* f = compile(cls->qualified_name(), "__setstate__");
+      const Plan* f = plan(cls->qualified_name(), "__setstate__");
       if (!missing_list.empty())
         throw Unsupported(fmt::format("{}: {}.__setstate__ needs operators jitctl lacks: {}", module.archive->path(),
                                       cls->qualified_name(), missing_list.front()));
@@ -152,7 +131,7 @@ struct RuntimeState final : CalleeResolver {
 };
 
 IValue Method::operator()(std::vector<IValue> args) const {
-  if (!fn_) throw std::logic_error("Method: not compiled");
+  if (!fn_) throw std::logic_error("Method: not planned");
   if (args.size() < min_inputs() || args.size() > num_inputs())
     throw InvalidInput(fmt::format("{}() takes {} argument(s), got {}", fn_->name,
                                    min_inputs() == num_inputs() ? std::to_string(num_inputs())
@@ -195,7 +174,7 @@ std::vector<std::string> Runtime::missing_ops(const std::string& name) {
   std::lock_guard lock(state_->mu);
   if (!state_->module.cu->find_method(state_->module.class_name, name))
     throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
-  state_->compile(state_->module.class_name, name);
+  state_->plan(state_->module.class_name, name);
   return state_->missing_list;
 }
 
@@ -203,7 +182,7 @@ Method Runtime::method(const std::string& name) {
   std::lock_guard lock(state_->mu);
   if (!state_->module.cu->find_method(state_->module.class_name, name))
     throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
-  const CompiledFunction* f = state_->compile(state_->module.class_name, name);
+  const Plan* f = state_->plan(state_->module.class_name, name);
   if (!state_->missing_list.empty())
     throw Unsupported(fmt::format("{}: method '{}' uses an operator without a kernel: {}{}", path(), name,
                                   state_->missing_list.front(),
@@ -224,11 +203,11 @@ const IValue& Runtime::module() const { return state_->module.root; }
 const std::string& Runtime::path() const { return state_->module.archive->path(); }
 const std::string& Runtime::class_name() const { return state_->module.class_name; }
 
-Method compile_graph(std::shared_ptr<Graph> graph) {
+Method plan_graph(std::shared_ptr<Graph> graph) {
   auto state = std::make_shared<RuntimeState>();
-  auto cf = std::make_unique<CompiledFunction>();
+  auto cf = std::make_unique<Plan>();
   cf->name = "graph";
-  compile_graph_into(*graph, *state, *cf);
+  lower_graph(*graph, *state, *cf);
   Method m;
   m.fn_ = cf.get();
   state->subgraphs.push_back(std::move(cf));
@@ -236,7 +215,7 @@ Method compile_graph(std::shared_ptr<Graph> graph) {
   return m;
 }
 
-const CompiledFunction* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name) {
+const Plan* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name) {
   if (!rt) throw Unsupported("interface method calls outside a module");
   return rt->interface_method(obj, name);
 }

@@ -1,10 +1,11 @@
 #pragma once
-// The interpreter: a method's graph is compiled once into a flat list of instructions over
-// register slots, with every operator resolved to a kernel function pointer at compile time, so
-// running it does no string or hash lookups per op. Compiling a method also compiles every method
+// The interpreter: a method's optimized graph is lowered once into a plan, a flat list of
+// instructions over register slots, with every operator resolved to a kernel function pointer
+// while lowering, so running it does no string or hash lookups per op. ("Compiling" is the
+// frontend's: source to graph.) Planning a method also plans every method
 // and function it can reach, so an operator without a kernel is reported before anything runs.
 //
-// Compiled code is immutable: any number of threads may run the same Method at once (each call
+// Plans are immutable: any number of threads may run the same Method at once (each call
 // has its own registers). Module attributes are shared state, as in PyTorch.
 #include <memory>
 #include <optional>
@@ -17,15 +18,15 @@
 namespace jitctl {
 
 class Runtime;
-struct CompiledFunction;  // lib/runtime/compiled_function.h
+struct Plan;  // lib/runtime/plan.h
 struct RuntimeState;
 
-// A compiled, runnable method bound to its module (or a free-standing graph). Cheap to copy.
+// A planned, runnable method bound to its module (or a free-standing graph). Cheap to copy.
 class Method {
  public:
   Method() = default;
   // Runs with the positional arguments after `self` (a method; trailing arguments with defaults
-  // may be left out) or all of the graph's inputs (a graph compiled by compile_graph). Throws
+  // may be left out) or all of the graph's inputs (a graph compiled by plan_graph). Throws
   // InvalidInput for a wrong number of arguments and for
   // exceptions the model raises (the message as PyTorch formats it: "The following operation
   // failed in the TorchScript interpreter. ...": see RaisedException).
@@ -37,9 +38,9 @@ class Method {
 
  private:
   friend class Runtime;
-  friend Method compile_graph(std::shared_ptr<Graph> graph);
+  friend Method plan_graph(std::shared_ptr<Graph> graph);
   std::shared_ptr<RuntimeState> state_;
-  const CompiledFunction* fn_ = nullptr;
+  const Plan* fn_ = nullptr;
   IValue self_;  // None for a graph
   std::vector<std::optional<IValue>> defaults_;  // per argument after self
 };
@@ -60,11 +61,11 @@ class Runtime {
   // Reads the archive, imports its code and unpickles its object tree (tensors load lazily).
   static Runtime load(const std::string& path);
 
-  // Operators reachable from `method` (and from what was compiled before) that have no kernel
+  // Operators reachable from `method` (and from what was planned before) that have no kernel
   // and are not interpreter primitives, one entry each: "aten::foo.bar(Tensor self) -> Tensor".
   // Empty when the method can run.
   std::vector<std::string> missing_ops(const std::string& method);
-  // The compiled method (compiled on the first call, cached). Throws InvalidInput when the class
+  // The planned method (planned on the first call, cached). Throws InvalidInput when the class
   // has no such method and Unsupported naming the first missing operator and its schema.
   Method method(const std::string& name);
   IValue run(const std::string& method_name, std::vector<IValue> args) { return method(method_name)(std::move(args)); }
@@ -77,8 +78,8 @@ class Runtime {
   std::shared_ptr<RuntimeState> state_;
 };
 
-// Compiles a standalone graph (for tests and graph-level tools). Calls of methods
+// Plans a standalone graph (for tests and graph-level tools). Calls of methods
 // (prim::CallMethod) and functions are not available to it (Unsupported when run).
-Method compile_graph(std::shared_ptr<Graph> graph);
+Method plan_graph(std::shared_ptr<Graph> graph);
 
 }  // namespace jitctl

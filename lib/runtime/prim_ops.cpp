@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "lib/core/error.h"
-#include "lib/runtime/future.h"
+#include "lib/core/future.h"
 
 namespace jitctl {
 namespace {

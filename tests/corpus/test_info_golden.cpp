@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lib/archive/archive.h"
-#include "lib/frontend/module_info.h"
+#include "lib/serialization/module_info.h"
 #include "tests/support/run_command.h"
 
 using namespace jitctl;

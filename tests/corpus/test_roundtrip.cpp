@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "passes/pass_registry.h"
+#include "passes/registry.h"
 #include "tests/support/run_command.h"
 
 using Json = nlohmann::json;
@@ -107,6 +107,30 @@ TEST_CASE("optimize refuses to overwrite its input unless --force") {
   CHECK(trimmed(g.out) == trimmed(slurp(testdata("golden/mlp_traced/graph.txt"))));
 }
 
+TEST_CASE("run -o and bench-threads --plot refuse to write over the command's inputs") {
+  TempDir dir;
+  const fs::path model = dir.path / "m.pt", inputs = dir.path / "in.pt";
+  fs::copy_file(testdata("models/mlp_traced.pt"), model);
+  fs::copy_file(testdata("models/mlp_traced.in0.pt"), inputs);
+  const std::string model_bytes = slurp(model), input_bytes = slurp(inputs);
+  for (const auto& argv : std::vector<std::vector<std::string>>{
+           {JITCTL_BINARY, "run", model.string(), "--inputs", inputs.string(), "-o", model.string()},
+           {JITCTL_BINARY, "run", model.string(), "--inputs", inputs.string(), "-o", inputs.string()},
+           {JITCTL_BINARY, "bench-threads", model.string(), "--inputs", inputs.string(), "--iters", "1", "--plot",
+            model.string()}}) {
+    CAPTURE(argv);
+    const auto r = run_command(argv);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("refusing to overwrite") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK(slurp(model) == model_bytes);
+  CHECK(slurp(inputs) == input_bytes);
+  const auto ok = run_command({JITCTL_BINARY, "run", model.string(), "--inputs", inputs.string(), "-o",
+                               (dir.path / "out.pt").string()});
+  CHECK_MESSAGE(ok.exit_code == 0, ok.err);
+}
+
 TEST_CASE("optimize usage errors exit 2 with one line") {
   TempDir dir;
   const std::string in = testdata("models/mlp_traced.pt").string(), out = (dir.path / "o.pt").string();
@@ -115,6 +139,9 @@ TEST_CASE("optimize usage errors exit 2 with one line") {
            {JITCTL_BINARY, "optimize", "-o", out, "--passes", "none"},            // no model
            {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "no-such-pass"},
            {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "dce,,dce"},
+           {JITCTL_BINARY, "optimize", in, "-o", out, "--pipeline", "no-such-pipeline"},
+           {JITCTL_BINARY, "optimize", in, "-o", out, "--pipeline", "convert-to-ssa"},   // the compiler's own
+           {JITCTL_BINARY, "optimize", in, "-o", out, "--passes", "dce,inline-loop-condition"},
            {JITCTL_BINARY, "optimize", (dir.path / "absent.pt").string(), "-o", out, "--passes", "none"}}) {
     CAPTURE(argv);
     const auto r = run_command(argv);
@@ -140,9 +167,21 @@ TEST_CASE("optimize writes atomically: a failed write leaves no file behind") {
   CHECK_FALSE(fs::exists(dir.path / "no"));
 }
 
-TEST_CASE("optimize --list-passes lists every registered pass") {
+TEST_CASE("optimize --list-passes lists every registered pass, and every pipeline with its steps") {
   const auto r = run_command({JITCTL_BINARY, "optimize", "--list-passes"});
   REQUIRE(r.exit_code == 0);
-  for (const auto& p : jitctl::all_passes()) CHECK(r.out.find(std::string(p.name)) != std::string::npos);
-  CHECK(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) == jitctl::all_passes().size());
+  for (const auto& p : jitctl::all_passes()) CHECK(r.out.find("  " + std::string(p.name) + " ") != std::string::npos);
+  for (const auto& p : jitctl::all_pipelines()) {
+    CAPTURE(p.name);
+    CHECK(r.out.find("  " + std::string(p.name) + " ") != std::string::npos);
+    std::string line = "= ";
+    for (std::string_view s : p.steps()) {
+      if (line.size() > 2) line += ',';
+      line += s;
+    }
+    line += '\n';
+    CHECK(r.out.find(line) != std::string::npos);
+  }
+  CHECK(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')) ==
+        3 + jitctl::all_passes().size() + 2 * jitctl::all_pipelines().size());
 }

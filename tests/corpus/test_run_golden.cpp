@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/archive/torch_save.h"
+#include "lib/core/ivalue_equality.h"
 #include "tests/support/run_command.h"
 
 using namespace jitctl;
@@ -114,12 +115,12 @@ std::string differs(const IValue& got, const IValue& want, const std::string& pa
       const auto& w = want.to_dict()->items;
       if (g.size() != w.size()) return path + ": " + std::to_string(g.size()) + " keys, PyTorch " + std::to_string(w.size());
       for (size_t i = 0; i < g.size(); ++i) {
-        if (!keys_equal(g[i].first, w[i].first)) return path + ": keys differ (or are in another order)";
+        if (!ivalues_equal(g[i].first, w[i].first)) return path + ": keys differ (or are in another order)";
         if (auto d = differs(g[i].second, w[i].second, path + "[key " + std::to_string(i) + "]"); !d.empty()) return d;
       }
       return "";
     }
-    default: return keys_equal(got, want) ? "" : path + ": " + kind_name(want.kind()) + " value differs";
+    default: return ivalues_equal(got, want) ? "" : path + ": " + kind_name(want.kind()) + " value differs";
   }
 }
 

@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/load_module.h"
-#include "passes/inliner.h"
+#include "lib/serialization/load_module.h"
 #include "tests/support/canonical_graph.h"
 #include "tests/support/testdata_path.h"
 
@@ -29,19 +29,6 @@ std::string slurp(const fs::path& p) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
-}
-
-// Callees compiled from the archive's code, once each (as the CLI's dump-graph --inline does).
-jitctl::CalleeGraphFn callee_compiler(jitctl::LoadedModule& m) {
-  auto memo = std::make_shared<std::map<std::pair<std::string, std::string>, std::shared_ptr<jitctl::Graph>>>();
-  return [&m, memo](const std::string& name, const std::string& method) -> std::shared_ptr<jitctl::Graph> {
-    auto key = std::make_pair(name, method);
-    if (auto it = memo->find(key); it != memo->end()) return it->second;
-    const auto* fn = method.empty() ? m.cu->find_function(name) : m.cu->find_method(name, method);
-    auto g = fn ? jitctl::compile_function(*m.cu, *fn) : nullptr;
-    memo->emplace(key, g);
-    return g;
-  };
 }
 
 // warn_id=N comes from a process-wide counter in PyTorch (EMITTER_NOTES.md §5.7): not compared.
@@ -84,7 +71,7 @@ TEST_CASE("each construct's printed code compiles to PyTorch's graph and inlined
     REQUIRE_NOTHROW(g = jitctl::compile_function(*m.cu, *fn));
     CHECK(g->str() == slurp(dir / (name + ".graph.txt")));
     std::shared_ptr<jitctl::Graph> inlined;
-    REQUIRE_NOTHROW(inlined = jitctl::inlined_graph(*g, callee_compiler(m)));
+    REQUIRE_NOTHROW(inlined = m.cu->graph_function(m.class_name, "forward")->inlined_graph());
     CHECK(jitctl::test::canonical_graph(inlined->str()) ==
           jitctl::test::canonical_graph(slurp(dir / (name + ".inlined.txt"))));
     for (const auto& [qualified, want] : read_functions(dir / (name + ".functions.txt"))) {

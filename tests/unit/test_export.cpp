@@ -1,4 +1,4 @@
-// The archive writer (lib/frontend/export.h): the records torch.jit.save writes, in its order,
+// The archive writer (lib/serialization/export.h): the records torch.jit.save writes, in its order,
 // storages once and aligned, the archive's code kept byte for byte, atomic writes; and the
 // .debug_pkl writer read back through the same SourceMap that reads PyTorch's.
 #include <doctest/doctest.h>
@@ -10,11 +10,11 @@
 
 #include "lib/archive/archive.h"
 #include "lib/core/error.h"
-#include "lib/frontend/export.h"
-#include "lib/frontend/export_debug.h"
-#include "lib/frontend/export_passes.h"
+#include "lib/serialization/export.h"
+#include "lib/serialization/export_debug.h"
+#include "lib/serialization/module_passes.h"
 #include "lib/frontend/ir_emitter.h"
-#include "lib/frontend/source_map.h"
+#include "lib/serialization/read_source_map.h"
 #include "tests/support/testdata_path.h"
 
 using namespace jitctl;
@@ -50,7 +50,7 @@ TEST_CASE("debug_pkl_for reads back as the same file:line:col through SourceMap"
       {20, 35, {"model.py", 13, 0}},
       {50, 60, {"/usr/lib/python3/torch/nn/functional.py", 2450, 11}},
   };
-  const SourceMap map = SourceMap::read(debug_pkl_for(ranges), "test.debug_pkl");
+  const SourceMap map = read_source_map(debug_pkl_for(ranges), "test.debug_pkl");
   CHECK(map.location_for(10)->str() == "model.py:12:4");
   CHECK(map.location_for(19)->str() == "model.py:12:4");
   CHECK(map.location_for(20)->str() == "model.py:13:0");
@@ -63,7 +63,7 @@ TEST_CASE("debug_pkl_for reads back as the same file:line:col through SourceMap"
 }
 
 TEST_CASE("debug_pkl_for without ranges is one record of no source") {
-  const SourceMap map = SourceMap::read(debug_pkl_for({}), "empty.debug_pkl");
+  const SourceMap map = read_source_map(debug_pkl_for({}), "empty.debug_pkl");
   CHECK(map.size() == 1);
   CHECK(map.location_for(0)->str() == ":0:0");
 }

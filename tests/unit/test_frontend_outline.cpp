@@ -2,7 +2,7 @@
 
 #include "lib/core/error.h"
 #include "tests/support/error_of.h"
-#include "lib/frontend/class_outline.h"
+#include "lib/serialization/class_outline.h"
 #include "lib/frontend/lexer.h"
 
 using namespace jitctl;

@@ -3,8 +3,9 @@
 #include <filesystem>
 
 #include "lib/archive/archive.h"
-#include "lib/frontend/class_outline.h"
+#include "lib/serialization/class_outline.h"
 #include "lib/frontend/importer.h"
+#include "lib/serialization/import_code.h"
 #include "tests/support/error_of.h"
 
 using namespace jitctl;
@@ -18,7 +19,7 @@ TEST_CASE("every class of every corpus archive imports, as its outline declares 
       if (e.path().extension() != ".pt" || p.find(".in") != std::string::npos) continue;
       CAPTURE(p);
       auto a = Archive::open(p);
-      auto cu = CompilationUnit::import(*a);
+      auto cu = import_code(*a);
       CodeOutline outline;
       for (const auto& f : cu->files()) outline_code_file(f->text, f->record, f->where, outline);
       for (const auto& [name, cls] : outline.classes) {

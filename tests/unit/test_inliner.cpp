@@ -1,15 +1,18 @@
-// The Inline pass, `.inlined_graph` and the peephole pass that optimized_graph() runs on callees.
+// The Inline pass, GraphFunction's `.inlined_graph` and optimized_graph(), and the peephole pass
+// that optimized_graph() runs on callees.
 // The peephole expectations are what torch 1.13 printed for the same input after
 // torch._C._jit_pass_peephole(graph, disable_shape_peepholes=True); they are compared in the
 // oracle's canonical form, since a parsed graph numbers its values differently from parse_ir.
 #include <doctest/doctest.h>
 
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
 
 #include "lib/core/error.h"
+#include "lib/frontend/graph_function.h"
 #include "lib/ir/graph_parser.h"
 #include "passes/inliner.h"
 #include "passes/peephole.h"
@@ -37,6 +40,23 @@ std::string peephole(const std::string& text, bool* changed = nullptr) {
   g->lint();
   return g->str();
 }
+
+// GraphFunctions over parsed graphs, as a CompilationUnit makes them over compiled ones; `made`
+// counts how often each one's graph was asked for.
+struct Functions {
+  std::map<std::string, std::unique_ptr<GraphFunction>> by_key;  // "owner.method"
+  std::map<std::string, int> made;
+
+  GraphFunction* add(const std::string& key, std::shared_ptr<Graph> g) {
+    auto fn = std::make_unique<GraphFunction>(
+        key, [this, key, g] { ++made[key]; return g; },
+        [this](const std::string& owner, const std::string& method) -> GraphFunction* {
+          auto it = by_key.find(owner + "." + method);
+          return it == by_key.end() ? nullptr : it->second.get();
+        });
+    return (by_key[key] = std::move(fn)).get();
+  }
+};
 
 void check_same(const std::string& got, const std::string& want) {
   INFO("jitctl:\n", got, "\ntorch:\n", want);
@@ -368,7 +388,7 @@ TEST_CASE("inline: a callee the callback does not know stays a call") {
   CHECK(s.find("prim::CallFunction(%f, %y)") != std::string::npos);
 }
 
-TEST_CASE("inlined_graph: callees are optimized once and inlined as PyTorch's optimized_graph()") {
+TEST_CASE("GraphFunction::inlined_graph: callees are optimized once and inlined as PyTorch's optimized_graph()") {
   // Sub.forward calls h(x, None); inside Sub's optimized graph `o is None` folds, the If goes, and
   // the dead function constant is swept with it. The caller's own graph is not cleaned up.
   TypeTextContext types;
@@ -403,13 +423,11 @@ TEST_CASE("inlined_graph: callees are optimized once and inlined as PyTorch's op
   return (%r)
 )",
                  nullptr, &types);
-  std::map<std::string, int> calls;
-  auto g = inlined_graph(*caller, [&](const std::string& name, const std::string& method) -> std::shared_ptr<Graph> {
-    ++calls[name + "." + method];
-    if (name == "__torch__.Sub") return sub;
-    if (name == "__torch__.h") return h;
-    return nullptr;
-  });
+  Functions fns;
+  GraphFunction* m = fns.add("__torch__.M.forward", caller);
+  fns.add("__torch__.Sub.forward", sub);
+  fns.add("__torch__.h.", h);
+  auto g = m->inlined_graph();
   g->lint();
   check_same(g->str(), R"(graph(%self : __torch__.M,
       %x : Tensor):
@@ -418,19 +436,26 @@ TEST_CASE("inlined_graph: callees are optimized once and inlined as PyTorch's op
   %b : Tensor = aten::relu(%a)
   return (%b)
 )");
-  CHECK(calls["__torch__.Sub.forward"] == 1);
-  CHECK(calls["__torch__.h."] == 1);
+  CHECK(fns.made["__torch__.Sub.forward"] == 1);
+  CHECK(fns.made["__torch__.h."] == 1);
+  // Each optimized graph is made once and shared; inlined_graph() is a new graph every time.
+  GraphFunction* s = fns.by_key.at("__torch__.Sub.forward").get();
+  CHECK(s->optimized_graph() == s->optimized_graph());
+  CHECK(m->inlined_graph() != g);
+  CHECK(fns.made["__torch__.Sub.forward"] == 1);
   // The caller's graph is copied, not changed.
   CHECK(caller->str().find("prim::CallMethod") != std::string::npos);
 }
 
-TEST_CASE("inlined_graph: recursion is an error, as TorchScript does not support it") {
+TEST_CASE("GraphFunction: recursion is an error, as TorchScript does not support it") {
   TypeTextContext types;
   auto caller = parse(R"(graph(%self : __torch__.M, %x : Tensor):
   %y : Tensor = prim::CallMethod[name="forward"](%self, %x)
   return (%y)
 )",
                       nullptr, &types);
-  CHECK_THROWS_AS(inlined_graph(*caller, [&](const std::string&, const std::string&) { return caller; }),
-                  InvalidInput);
+  Functions fns;
+  GraphFunction* m = fns.add("__torch__.M.forward", caller);
+  CHECK_THROWS_AS(m->inlined_graph(), InvalidInput);
+  CHECK_THROWS_AS(m->optimized_graph(), InvalidInput);
 }

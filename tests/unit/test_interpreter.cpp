@@ -123,7 +123,7 @@ TEST_CASE("interpreter: IR graphs give what PyTorch gives") {
   REQUIRE(cases.size() >= 10);
   for (const auto& [name, c] : cases.items()) {
     CAPTURE(name);
-    Method m = compile_graph(parse_graph(c["graph"].get<std::string>()));
+    Method m = plan_graph(parse_graph(c["graph"].get<std::string>()));
     for (const auto& run : c["runs"]) {
       CAPTURE(run["inputs"].dump());
       std::vector<IValue> args;
@@ -148,7 +148,7 @@ TEST_CASE("interpreter: IR graphs give what PyTorch gives") {
 TEST_CASE("interpreter: a method can run again, from several registers, after a move") {
   // The same compiled graph twice: values moved out of registers in the first run must not be
   // missing from the second (constants are never moved).
-  Method m = compile_graph(parse_graph(R"(graph(%a : int):
+  Method m = plan_graph(parse_graph(R"(graph(%a : int):
   %c : int[] = prim::Constant[value=[1, 2]]()
   %l : int[] = aten::list(%c)
   %_ : int[] = aten::append(%l, %a)
@@ -174,7 +174,7 @@ TEST_CASE("interpreter: module attributes change between calls; interface calls 
 }
 
 TEST_CASE("interpreter: errors") {
-  Method m = compile_graph(parse_graph(R"(graph(%a : int):
+  Method m = plan_graph(parse_graph(R"(graph(%a : int):
   %r : int = aten::add(%a, %a)
   return (%r)
 )"));
@@ -182,7 +182,7 @@ TEST_CASE("interpreter: errors") {
   CHECK_THROWS_AS(m({IValue(1), IValue(2)}), InvalidInput);
 
   // An operator without an implementation is named when the graph runs.
-  Method unknown = compile_graph(parse_graph(R"(graph(%a : int):
+  Method unknown = plan_graph(parse_graph(R"(graph(%a : int):
   %r : int = aten::no_such_op(%a)
   return (%r)
 )"));

@@ -15,12 +15,15 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "lib/frontend/schema_matching.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/ops/schema_registry.h"
 #include "lib/ir/graph_parser.h"
 #include "lib/ir/graph_printer.h"
-#include "passes/pass_registry.h"
+#include "passes/registry.h"
 #include "tests/support/testdata_path.h"
 
 using namespace jitctl;
@@ -114,14 +117,66 @@ struct Tally {
 
 }  // namespace
 
-TEST_CASE("passes: the pass table") {
-  CHECK(all_passes().size() == 6);
+TEST_CASE("passes: the table of passes and pipelines") {
   for (const PassInfo& p : all_passes()) {
+    CAPTURE(p.name);
     CHECK(find_pass(p.name) == &p);
     CHECK(!p.description.empty());
   }
   CHECK(find_pass("dce")->name == "dce");
   CHECK(find_pass("no-such-pass") == nullptr);
+  for (const PipelineInfo& p : all_pipelines()) {
+    CAPTURE(p.name);
+    CHECK(find_pipeline(p.name) == &p);
+    CHECK(!p.steps().empty());
+    for (std::string_view step : p.steps()) CHECK(find_pass(step) != nullptr);
+  }
+  CHECK(find_pipeline("no-such-pipeline") == nullptr);
+  auto steps = [](std::string_view pipeline) {
+    const auto s = find_pipeline(pipeline)->steps();
+    return std::vector<std::string_view>(s.begin(), s.end());
+  };
+  // PyTorch's orders (ConvertToSSA, runCleanupPasses, preoptimizeGraph), and jitctl optimize's default.
+  CHECK(steps("convert-to-ssa") == std::vector<std::string_view>{"control-flow-load-stores", "loop-continuations",
+                                                                  "inline-loop-condition", "erase-load-stores",
+                                                                  "transform-exits"});
+  CHECK(steps("cleanup") == std::vector<std::string_view>{"lift-closures", "inline-forked-closures", "lower-simple-tuples",
+                                                           "constant-propagation-immutable", "constant-pooling",
+                                                           "canonicalize-outputs", "annotate-warns"});
+  CHECK(steps("preoptimize") ==
+        std::vector<std::string_view>{"inline", "peephole", "constant-propagation-immutable", "constant-pooling"});
+  CHECK(steps("optimize") == std::vector<std::string_view>{"dce", "constant-pooling", "lower-simple-tuples",
+                                                            "canonicalize-outputs", "constant-propagation-immutable",
+                                                            "peephole"});
+  CHECK_THROWS_AS(run_pipeline("no-such-pipeline", *std::make_shared<Graph>()), std::logic_error);
+  // The SSA steps need the emitter's Load/Store form; nothing else does.
+  for (const PassInfo& p : all_passes()) {
+    CAPTURE(p.name);
+    const auto ssa = steps("convert-to-ssa");
+    CHECK(p.emitter_only == (std::find(ssa.begin(), ssa.end(), p.name) != ssa.end()));
+  }
+  CHECK(find_pipeline("convert-to-ssa")->emitter_only());
+  CHECK_FALSE(find_pipeline("cleanup")->emitter_only());
+  CHECK_FALSE(find_pipeline("optimize")->emitter_only());
+}
+
+TEST_CASE("passes: every pass file of passes/ has one row in the table, and every row names a file") {
+  const fs::path dir = fs::path(JITCTL_SOURCE_ROOT) / "passes";
+  std::map<std::string, int> rows;
+  for (const PassInfo& p : all_passes()) {
+    CAPTURE(p.name);
+    ++rows[std::string(p.file)];
+    CHECK(fs::exists(dir / (std::string(p.file) + ".cpp")));
+    CHECK(fs::exists(dir / (std::string(p.file) + ".h")));
+  }
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".cpp" || e.path().stem() == "registry") continue;
+    CAPTURE(e.path().filename().string());
+    CHECK(rows[e.path().stem().string()] == 1);
+    ++files;
+  }
+  CHECK(files == all_passes().size());
 }
 
 TEST_CASE("passes: synthetic graphs match torch") {

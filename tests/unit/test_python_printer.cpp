@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/frontend/code_files.h"
+#include "lib/serialization/code_files.h"
 #include "lib/ir/graph_parser.h"
 #include "lib/ir/python_printer.h"
 #include "lib/ir/type_text.h"

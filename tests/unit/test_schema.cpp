@@ -7,8 +7,9 @@
 #include <string>
 
 #include "lib/core/error.h"
-#include "lib/frontend/schema.h"
-#include "lib/frontend/schema_registry.h"
+#include "lib/core/string_literal.h"
+#include "lib/ops/schema.h"
+#include "lib/ops/schema_registry.h"
 #include "tests/support/error_of.h"
 
 using namespace jitctl;

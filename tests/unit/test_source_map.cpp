@@ -2,7 +2,7 @@
 
 #include "lib/archive/archive.h"
 #include "lib/archive/pickler.h"
-#include "lib/frontend/source_map.h"
+#include "lib/serialization/read_source_map.h"
 #include "tests/support/error_of.h"
 
 using namespace jitctl;
@@ -34,13 +34,13 @@ TEST_CASE("source maps: printed-code offsets to the original file:line:col") {
       tuple({IValue(int64_t(150)), tuple({source, IValue(int64_t(42)), IValue(int64_t(50))}), IValue(int64_t(2))}),
   });
   const std::string bytes = pickle(tuple({IValue("FORMAT_WITH_STRING_TABLE"), table, records}), {});
-  const SourceMap map = SourceMap::read(bytes, "x.debug_pkl");
+  const SourceMap map = read_source_map(bytes, "x.debug_pkl");
   CHECK(map.size() == 3);
   CHECK(map.location_for(5)->str() == ":0:0");
   CHECK(map.location_for(100)->str() == "model.py:40:4");
   CHECK(map.location_for(149)->str() == "model.py:40:4");
   CHECK(map.location_for(150)->str() == "model.py:41:16");  // offset 42: line 2, column 16
-  CHECK(test::error_of([] { SourceMap::read(pickle(IValue(int64_t(3)), {}), "bad.debug_pkl"); }).find("bad.debug_pkl") !=
+  CHECK(test::error_of([] { read_source_map(pickle(IValue(int64_t(3)), {}), "bad.debug_pkl"); }).find("bad.debug_pkl") !=
         std::string::npos);
 }
 
@@ -48,7 +48,7 @@ TEST_CASE("source maps of a corpus archive give the locations PyTorch prints") {
   // testdata/golden/control_flow_scripted/graph.txt: "%steps.1 : int = prim::Constant[value=0]()
   // # testdata/gen/make_corpus.py:290:16", generated from printed code at offset 366.
   auto a = Archive::open(std::string(JITCTL_SOURCE_ROOT) + "/testdata/models/control_flow_scripted.pt");
-  const auto map = SourceMap::read(a->read("code/__torch__.py.debug_pkl"), "debug_pkl");
+  const auto map = read_source_map(a->read("code/__torch__.py.debug_pkl"), "debug_pkl");
   CHECK(map.location_for(366)->str() == "testdata/gen/make_corpus.py:290:16");
   CHECK(map.location_for(0)->str() == ":0:0");
 }

@@ -17,7 +17,7 @@
 
 #include "lib/ir/graph_parser.h"
 #include "lib/ir/graph_printer.h"
-#include "passes/convert_to_ssa.h"
+#include "passes/registry.h"
 #include "tests/support/testdata_path.h"
 
 using namespace jitctl;
@@ -181,7 +181,7 @@ TEST_CASE("convert_to_ssa: PyTorch's graphs before and after ConvertToSSA") {
     if (!emitted.error.empty()) continue;
     std::string got;
     try {
-      convert_to_ssa(g);
+      run_pipeline("convert-to-ssa", g);
       g.lint();
       got = print_shifted(g, emitted);
     } catch (const std::exception& e) {
@@ -217,7 +217,7 @@ TEST_CASE("convert_to_ssa: the ids a plain function takes") {
   Graph g;
   const Emitted emitted = parse_emitted(text, g);
   REQUIRE(emitted.error.empty());
-  convert_to_ssa(g);
+  run_pipeline("convert-to-ssa", g);
   g.lint();
   CHECK(print_shifted(g, emitted) ==
         "graph(%0 : bool):\n"
@@ -244,5 +244,5 @@ TEST_CASE("convert_to_ssa: a Load of a variable never stored is an error") {
                         "  %1 : int = prim::Uninitialized()\n  return (%1)\n",
                         g)
               .error.empty());
-  CHECK_THROWS_AS(convert_to_ssa(g), std::logic_error);
+  CHECK_THROWS_AS(run_pipeline("convert-to-ssa", g), std::logic_error);
 }

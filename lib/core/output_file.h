@@ -1,0 +1,28 @@
+#pragma once
+// Every file a command writes goes through here: atomically (a temporary file beside the output,
+// filled, flushed to disk, renamed over it -- readers see the old file or the whole new one, and
+// a failure leaves nothing behind), with the mode open(2) would give a new file (0666 & ~umask),
+// and never over one of the command's own inputs.
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jitctl {
+
+// Throws InvalidInput "OUT: is the input IN itself; refusing to overwrite it<hint>" when `output`
+// names the same file as one of `inputs` (also through a symbolic or a hard link). Empty names in
+// `inputs` are skipped; an output that does not exist yet is never an input.
+void refuse_overwriting_inputs(const std::string& output, const std::vector<std::string>& inputs,
+                               std::string_view hint = "");
+
+// Creates an empty temporary file in `path`'s folder, lets `fill` write it (by its path, so that
+// libraries that open files themselves can), flushes it to disk and renames it to `path`. Throws
+// InvalidInput naming `path` when the temporary cannot be made, flushed or moved into place, and
+// rethrows what `fill` throws; either way the temporary is gone.
+void write_file_atomically(const std::string& path, const std::function<void(const std::string& temporary)>& fill);
+
+// The same for bytes already in memory.
+void write_file_atomically(const std::string& path, std::string_view bytes);
+
+}  // namespace jitctl

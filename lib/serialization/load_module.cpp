@@ -1,0 +1,39 @@
+#include "lib/serialization/load_module.h"
+
+#include <fmt/format.h>
+
+#include "lib/core/error.h"
+#include "lib/serialization/import_code.h"
+
+namespace jitctl {
+
+int64_t check_torchscript_layout(const Archive& a) {
+  a.check_byteorder();
+  if (!a.has("data.pkl")) {
+    if (a.has("model.json"))
+      throw Unsupported(fmt::format("{}: legacy archive format (model.json, written by PyTorch before 1.4)", a.path()));
+    if (a.has("bytecode.pkl"))
+      throw Unsupported(fmt::format("{}: a lite-interpreter archive without data.pkl is not supported", a.path()));
+    throw InvalidInput(fmt::format("{}: record is missing: not a TorchScript archive", a.where("data.pkl")));
+  }
+  const int64_t version = a.format_version();
+  if (version < 0) throw InvalidInput(fmt::format("{}: record is missing", a.where("version")));
+  return version;
+}
+
+LoadedModule load_module(const std::string& path) {
+  LoadedModule m;
+  m.archive = Archive::open(path);
+  m.format_version = check_torchscript_layout(*m.archive);
+  m.cu = import_code(*m.archive);
+  m.root = m.archive->load_pickle("data.pkl", "data/", true);
+  if (!m.root.is_object())
+    throw InvalidInput(fmt::format("{}: holds a {}, not a module object", m.archive->where("data.pkl"), kind_name(m.root.kind())));
+  m.class_name = m.root.to_object()->type_name;
+  if (!m.cu->find_class(m.class_name))
+    throw InvalidInput(fmt::format("{}: its module's class {} is not defined under {}/code/", m.archive->where("data.pkl"),
+                                   m.class_name, m.archive->root()));
+  return m;
+}
+
+}  // namespace jitctl
