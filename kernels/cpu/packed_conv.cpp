@@ -17,7 +17,7 @@ using dt = dnnl::memory::data_type;
 
 // One input geometry (batch, height, width) and thread count (oneDNN splits the work when it
 // builds the primitive): the primitive oneDNN built for it and the weights packed for it.
-struct PackedConv::Plan {
+struct PackedConv::Primitive {
   int64_t n, h, w;
   int threads;
   dnnl::convolution_forward::primitive_desc pd;
@@ -63,10 +63,10 @@ bool PackedConv::supports(const Tensor& weight, const Tensor& bias, const ConvAr
   return args.groups >= 1;
 }
 
-std::shared_ptr<const PackedConv::Plan> PackedConv::plan_for(const ConvParams& p) const {
+std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const ConvParams& p) const {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& pl : plans_)
+  for (const auto& pl : primitives_)
     if (pl->n == p.n && pl->h == p.h && pl->w == p.w && pl->threads == threads) return pl;
   const auto& eng = dnnl_engine();
   const int64_t g = p.groups;
@@ -83,7 +83,7 @@ std::shared_ptr<const PackedConv::Plan> PackedConv::plan_for(const ConvParams& p
                                                     dnnl::memory::desc({p.oc}, dt::f32, tag::x), dst_d, strides, dil, pad_l, pad_r)
                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_d, w_any,
                                                     dst_d, strides, dil, pad_l, pad_r);
-  auto plan = std::make_shared<Plan>();
+  auto plan = std::make_shared<Primitive>();
   plan->n = p.n;
   plan->h = p.h;
   plan->w = p.w;
@@ -91,7 +91,7 @@ std::shared_ptr<const PackedConv::Plan> PackedConv::plan_for(const ConvParams& p
   plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
   plan->prim = dnnl::convolution_forward(plan->pd);
   // Weights: reuse a packing another plan already made in the same layout.
-  for (const auto& pl : plans_)
+  for (const auto& pl : primitives_)
     if (pl->pd.weights_desc() == plan->pd.weights_desc()) plan->weights = pl->weights;
   if (!plan->weights) {
     const dnnl::memory::desc w_plain(wdims, dt::f32, g == 1 ? tag::oihw : tag::goihw);
@@ -107,8 +107,8 @@ std::shared_ptr<const PackedConv::Plan> PackedConv::plan_for(const ConvParams& p
   plan->nchw_dst = dnnl::memory::desc(dst, dt::f32, tag::nchw);
   plan->from_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->nchw_src, eng, plan->nhwc_src));
   plan->to_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->nhwc_dst, eng, plan->nchw_dst));
-  if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // callers still running it hold their own reference
-  plans_.push_back(plan);
+  if (primitives_.size() >= kMaxPlans) primitives_.erase(primitives_.begin());  // callers still running it hold their own reference
+  primitives_.push_back(plan);
   return plan;
 }
 
@@ -121,8 +121,8 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (add && (!residual.defined() || residual.sizes() != p.out_sizes || residual.dtype() != DType::Float32))
     throw InvalidInput(fmt::format("convolution: the residual added to the output must have size {}, got {}", shape_string(p.out_sizes),
                                    residual.defined() ? shape_string(residual.sizes()) : "None"));
-  const auto plan_ref = plan_for(p);
-  const Plan& plan = *plan_ref;
+  const auto prim_ref = primitive_for(p);
+  const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();
   auto& stream = dnnl_stream();
 

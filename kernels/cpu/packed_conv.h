@@ -38,14 +38,14 @@ class PackedConv {
   const Epilogue& epilogue() const { return epilogue_; }
 
  private:
-  struct Plan;
-  std::shared_ptr<const Plan> plan_for(const ConvParams& p) const;
+  struct Primitive;
+  std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;
 
   Tensor weight_, bias_;
   ConvArgs args_;
   Epilogue epilogue_;
   mutable std::mutex mu_;
-  mutable std::vector<std::shared_ptr<const Plan>> plans_;  // most recent last, a few at most
+  mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };
 
 }  // namespace jitctl::cpu

@@ -17,7 +17,7 @@ using dt = dnnl::memory::data_type;
 
 // One input geometry (rows, row stride) and thread count: the primitive oneDNN built for it and
 // the weight packed for it.
-struct PackedLinear::Plan {
+struct PackedLinear::Primitive {
   int64_t rows, ld;
   int threads;
   dnnl::matmul::primitive_desc pd;
@@ -61,10 +61,10 @@ bool PackedLinear::supports(const Tensor& weight, const Tensor& bias) {
   return !bias.defined() || (bias.dtype() == DType::Float32 && bias.dim() == 1 && bias.sizes()[0] == weight.sizes()[0]);
 }
 
-std::shared_ptr<const PackedLinear::Plan> PackedLinear::plan_for(int64_t rows, int64_t ld) const {
+std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64_t rows, int64_t ld) const {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& pl : plans_)
+  for (const auto& pl : primitives_)
     if (pl->rows == rows && pl->ld == ld && pl->threads == threads) return pl;
   const auto& eng = dnnl_engine();
   const dnnl::memory::desc src({rows, k_}, dt::f32, {ld, 1}), w_any({k_, n_}, dt::f32, tag::any), dst({rows, n_}, dt::f32, tag::ab);
@@ -73,13 +73,13 @@ std::shared_ptr<const PackedLinear::Plan> PackedLinear::plan_for(int64_t rows, i
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::memory::desc bias_d({1, n_}, dt::f32, tag::ab);
   auto desc = bias_.defined() ? dnnl::matmul::desc(src, w_any, bias_d, dst) : dnnl::matmul::desc(src, w_any, dst);
-  auto plan = std::make_shared<Plan>();
+  auto plan = std::make_shared<Primitive>();
   plan->rows = rows;
   plan->ld = ld;
   plan->threads = threads;
   plan->pd = dnnl::matmul::primitive_desc(desc, attr, eng);
   plan->prim = dnnl::matmul(plan->pd);
-  for (const auto& pl : plans_)
+  for (const auto& pl : primitives_)
     if (pl->pd.weights_desc() == plan->pd.weights_desc()) plan->weights = pl->weights;
   if (!plan->weights) {
     // The weight [N, K] row-major is the [K, N] matrix the product wants, column-major.
@@ -89,8 +89,8 @@ std::shared_ptr<const PackedLinear::Plan> PackedLinear::plan_for(int64_t rows, i
     dnnl_stream().wait();
   }
   if (bias_.defined()) plan->bias = dnnl::memory(bias_d, eng, const_cast<void*>(bias_.data()));
-  if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // callers still running it hold their own reference
-  plans_.push_back(plan);
+  if (primitives_.size() >= kMaxPlans) primitives_.erase(primitives_.begin());  // callers still running it hold their own reference
+  primitives_.push_back(plan);
   return plan;
 }
 
@@ -120,8 +120,8 @@ Tensor PackedLinear::run(const Tensor& input_arg, const Tensor& residual) const 
     input = contiguous(input);
     ld = k_;
   }
-  const auto plan_ref = plan_for(rows, ld);
-  const Plan& plan = *plan_ref;
+  const auto prim_ref = primitive_for(rows, ld);
+  const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();
   auto& stream = dnnl_stream();
   dnnl::memory src(plan.pd.src_desc(), eng, const_cast<void*>(input.data()));

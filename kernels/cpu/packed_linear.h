@@ -32,14 +32,14 @@ class PackedLinear {
   int64_t out_features() const { return n_; }
 
  private:
-  struct Plan;
-  std::shared_ptr<const Plan> plan_for(int64_t rows, int64_t ld) const;
+  struct Primitive;
+  std::shared_ptr<const Primitive> primitive_for(int64_t rows, int64_t ld) const;
 
   Tensor weight_, bias_;
   int64_t n_ = 0, k_ = 0;
   Epilogue epilogue_;
   mutable std::mutex mu_;
-  mutable std::vector<std::shared_ptr<const Plan>> plans_;  // most recent last, a few at most
+  mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };
 
 }  // namespace jitctl::cpu

@@ -132,7 +132,7 @@ struct Case {
 
 std::vector<Case> corpus() {
   std::vector<Case> cases;
-  for (auto [models, golden] : {std::pair{"models", "golden"}, {"models_torch2", "golden_torch2"}}) {
+  for (auto [models, golden] : {std::pair{"models", "golden"}, {"models_torch2", "golden_torch2"}, {"models_fast", "golden_fast"}}) {
     const fs::path mdir = fs::path(JITCTL_TESTDATA) / models, gdir = fs::path(JITCTL_TESTDATA) / golden;
     if (!fs::exists(gdir)) continue;
     for (const auto& e : fs::directory_iterator(gdir)) {
