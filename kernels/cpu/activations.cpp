@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/tensor_util.h"
@@ -81,8 +82,36 @@ JITCTL_ALWAYS_INLINE void activation_body(Activation f, const float* x, float* y
 
 JITCTL_ISA_CLONES(void, activation, (Activation f, const float* x, float* y, int64_t n), (f, x, y, n))
 
+JITCTL_ALWAYS_INLINE void softmax_body(float* x, int64_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    mx = x[i] > mx ? x[i] : mx;
+    nan = nan || x[i] != x[i];
+  }
+  if (nan) {
+    for (int64_t i = 0; i < n; ++i) x[i] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
+  if (mx == -std::numeric_limits<float>::infinity()) {
+    for (int64_t i = 0; i < n; ++i) x[i] = 0.0f;
+    return;
+  }
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_nonpositive(x[i] - mx);
+    sum += x[i];
+  }
+  const float inv = 1.0f / sum;
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+JITCTL_ISA_CLONES(void, softmax, (float* x, int64_t n), (x, n))
+
 }  // namespace
 
 void activation_f32(Activation f, const float* x, float* y, int64_t n) { activation(f, x, y, n); }
+
+void softmax_f32(float* x, int64_t n) { softmax(x, n); }
 
 }  // namespace jitctl::cpu

@@ -13,4 +13,9 @@ enum class Activation { Exp, Tanh, Sigmoid, Silu, Erf, GeluErf, GeluTanh };
 // y[i] = f(x[i]) for i < n; x and y may be the same array.
 void activation_f32(Activation f, const float* x, float* y, int64_t n);
 
+// Softmax of one row in place: exp(x - max) / sum, vectorized (attention's inner loop). A row
+// whose entries are all -inf (every key masked) becomes zeros, as ATen's masked softmax gives;
+// NaN propagates.
+void softmax_f32(float* x, int64_t n);
+
 }  // namespace jitctl::cpu

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nn_util.h"
@@ -199,13 +200,28 @@ Tensor bmm_impl(const Tensor& self, const Tensor& mat2, const Tensor& term, doub
   return out;
 }
 
-// A view of `t` ([..., k]) as a [rows, k] matrix when its leading dims fold into one stride.
-bool foldable(const Tensor& t) {
+}  // namespace
+
+std::optional<int64_t> folded_row_stride(const Tensor& t) {
   const int64_t d = t.dim();
-  for (int64_t i = 0; i + 2 < d; ++i)
-    if (t.sizes()[i + 1] != 1 && t.strides()[i] != t.strides()[i + 1] * t.sizes()[i + 1]) return false;
-  return true;
+  if (d == 0) return std::nullopt;
+  std::optional<int64_t> ld;
+  int64_t expected = 0;
+  // Leading dims from the innermost out; size-1 dims say nothing about the layout.
+  for (int64_t i = d - 2; i >= 0; --i) {
+    const int64_t size = t.sizes()[i], stride = t.strides()[i];
+    if (size == 1) continue;
+    if (!ld) {
+      ld = stride;
+    } else if (stride != expected) {
+      return std::nullopt;
+    }
+    expected = stride * size;
+  }
+  return ld ? *ld : t.sizes()[d - 1];
 }
+
+namespace {
 
 Tensor dot_impl(const Tensor& a, const Tensor& b) {
   if (a.sizes()[0] != b.sizes()[0])
@@ -268,9 +284,12 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   dispatch_floating(input.dtype(), "aten::linear", [&](auto tag) {
     using T = decltype(tag);
     Tensor x = input;
-    if (!foldable(x) || !gemm_readable(MatRef<T>{nullptr, rows, k, x.dim() >= 2 ? x.strides()[x.dim() - 2] : k, x.strides()[x.dim() - 1]}))
+    auto ld = folded_row_stride(x);
+    if (!ld || !gemm_readable(MatRef<T>{nullptr, rows, k, *ld, x.strides()[x.dim() - 1]})) {
       x = contiguous(x);
-    const int64_t xrs = x.dim() >= 2 ? x.strides()[x.dim() - 2] : k;
+      ld = k;
+    }
+    const int64_t xrs = *ld;
     const MatRef<T> a{data_of<T>(x), rows, k, xrs, x.strides()[x.dim() - 1]};
     const MatRef<T> wt{data_of<T>(weight), k, n, weight.strides()[1], weight.strides()[0]};
     const Tensor w = gemm_readable(wt) ? weight : contiguous(weight);
@@ -290,11 +309,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     return view_as(r, {r.sizes()[1]}, {1});
   }
   if (d1 == 2 && d2 == 2) return mm_impl(a, b, Tensor(), 0.0, 1.0, "aten::matmul");
-  if (d1 >= 3 && d2 <= 2 && foldable(a)) {
+  if (d1 >= 3 && d2 <= 2 && folded_row_stride(a)) {
     // Fold a's batch dims into its rows: one GEMM.
     const int64_t k = a.sizes()[d1 - 1];
     const int64_t rows = k == 0 ? 0 : a.numel() / k;
-    const Tensor a2 = view_as(a, {rows, k}, {a.strides()[d1 - 2], a.strides()[d1 - 1]});
+    const Tensor a2 = view_as(a, {rows, k}, {rows <= 1 ? std::max<int64_t>(k, 1) : *folded_row_stride(a), a.strides()[d1 - 1]});
     std::vector<int64_t> sizes(a.sizes().begin(), a.sizes().end() - 1);
     Tensor r;
     if (d2 == 1) {

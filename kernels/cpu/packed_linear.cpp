@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/linear.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/scratch.h"
@@ -18,7 +19,7 @@ using dt = dnnl::memory::data_type;
 // One input geometry (rows, row stride) and thread count: the primitive oneDNN built for it and
 // the weight packed for it.
 struct PackedLinear::Primitive {
-  int64_t rows, ld;
+  int64_t rows, ld, ldo;
   int threads;
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul prim;
@@ -29,22 +30,6 @@ struct PackedLinear::Primitive {
 namespace {
 
 constexpr size_t kMaxPlans = 8;
-
-// The row stride of `t` seen as a [rows, k] matrix with unit column stride, or 0 when its
-// leading dims do not fold into one stride.
-int64_t row_stride(const Tensor& t, int64_t k) {
-  const int64_t d = t.dim();
-  if (k > 1 && t.strides()[d - 1] != 1) return 0;
-  if (d == 1) return k;
-  for (int64_t i = 0; i + 2 < d; ++i)
-    if (t.sizes()[i + 1] != 1 && t.strides()[i] != t.strides()[i + 1] * t.sizes()[i + 1]) return 0;
-  int64_t ld = t.strides()[d - 2];
-  // A size-1 row dim says nothing about the stride.
-  bool one_row = true;
-  for (int64_t i = 0; i + 1 < d; ++i) one_row = one_row && t.sizes()[i] == 1;
-  if (one_row) ld = k;
-  return ld >= k ? ld : 0;
-}
 
 }  // namespace
 
@@ -61,13 +46,13 @@ bool PackedLinear::supports(const Tensor& weight, const Tensor& bias) {
   return !bias.defined() || (bias.dtype() == DType::Float32 && bias.dim() == 1 && bias.sizes()[0] == weight.sizes()[0]);
 }
 
-std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64_t rows, int64_t ld) const {
+std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64_t rows, int64_t ld, int64_t ldo) const {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& pl : primitives_)
-    if (pl->rows == rows && pl->ld == ld && pl->threads == threads) return pl;
+    if (pl->rows == rows && pl->ld == ld && pl->ldo == ldo && pl->threads == threads) return pl;
   const auto& eng = dnnl_engine();
-  const dnnl::memory::desc src({rows, k_}, dt::f32, {ld, 1}), w_any({k_, n_}, dt::f32, tag::any), dst({rows, n_}, dt::f32, tag::ab);
+  const dnnl::memory::desc src({rows, k_}, dt::f32, {ld, 1}), w_any({k_, n_}, dt::f32, tag::any), dst({rows, n_}, dt::f32, {ldo, 1});
   dnnl::primitive_attr attr;
   attr.set_post_ops(dnnl_post_ops(epilogue_));
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -76,6 +61,7 @@ std::shared_ptr<const PackedLinear::Primitive> PackedLinear::primitive_for(int64
   auto plan = std::make_shared<Primitive>();
   plan->rows = rows;
   plan->ld = ld;
+  plan->ldo = ldo;
   plan->threads = threads;
   plan->pd = dnnl::matmul::primitive_desc(desc, attr, eng);
   plan->prim = dnnl::matmul(plan->pd);
@@ -115,23 +101,31 @@ Tensor PackedLinear::run(const Tensor& input_arg, const Tensor& residual) const 
   }
   if (rows == 0) return out;
   Tensor input = input_arg;
-  int64_t ld = row_stride(input, k_);
-  if (ld == 0) {
+  const auto folded = folded_row_stride(input);
+  int64_t ld = folded.value_or(0);
+  if (rows == 1) ld = k_;
+  if (!folded || ld < k_ || (k_ > 1 && input.strides()[input.dim() - 1] != 1)) {
     input = contiguous(input);
     ld = k_;
   }
-  const auto prim_ref = primitive_for(rows, ld);
+  run_rows(static_cast<const float*>(input.data()), rows, ld, static_cast<float*>(out.mutable_data()), n_);
+  return out;
+}
+
+void PackedLinear::run_rows(const float* x, int64_t rows, int64_t ld, float* out, int64_t ldo) const {
+  if (rows == 0) return;
+  if (ld < k_ || ldo < n_) throw InvalidInput(fmt::format("linear: row strides {} and {} are shorter than the rows ({} and {})", ld, ldo, k_, n_));
+  const auto prim_ref = primitive_for(rows, ld, ldo);
   const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();
   auto& stream = dnnl_stream();
-  dnnl::memory src(plan.pd.src_desc(), eng, const_cast<void*>(input.data()));
-  dnnl::memory dst(plan.pd.dst_desc(), eng, out.mutable_data());
+  dnnl::memory src(plan.pd.src_desc(), eng, const_cast<float*>(x));
+  dnnl::memory dst(plan.pd.dst_desc(), eng, out);
   dnnl::memory pad(plan.pd.scratchpad_desc(), eng, scratch_buffer(ScratchSlot::Linear, plan.pd.scratchpad_desc().get_size()));
   std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};
   if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
   plan.prim.execute(stream, io);
   stream.wait();
-  return out;
 }
 
 }  // namespace jitctl::cpu

@@ -28,12 +28,17 @@ class PackedLinear {
   // output, required when the epilogue has an Add. Checks shapes as PyTorch does.
   Tensor run(const Tensor& input, const Tensor& residual = Tensor()) const;
 
+  // The same on raw float32 rows, for kernels that work on buffers (attention): out[r, 0:N] =
+  // epilogue(x[r, 0:K] · weightᵀ + bias) for r < rows, x rows `ld` floats apart, out rows `ldo`
+  // apart; with an Add in the epilogue, out holds the residual on entry.
+  void run_rows(const float* x, int64_t rows, int64_t ld, float* out, int64_t ldo) const;
+
   int64_t in_features() const { return k_; }
   int64_t out_features() const { return n_; }
 
  private:
   struct Primitive;
-  std::shared_ptr<const Primitive> primitive_for(int64_t rows, int64_t ld) const;
+  std::shared_ptr<const Primitive> primitive_for(int64_t rows, int64_t ld, int64_t ldo) const;
 
   Tensor weight_, bias_;
   int64_t n_ = 0, k_ = 0;

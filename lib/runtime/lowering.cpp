@@ -221,6 +221,13 @@ class Lowering {
       in.extra = add_extra({.name = s ? s->str() : name});
       return;
     }
+    if (auto prepared = prepare_kernel(n, name)) {
+      Instr& in = emit(OpCode::Prepared, n->inputs(), n->outputs());
+      in.prepared = prepared.get();
+      in.extra = add_extra({.name = name + " (prepared)"});
+      f_.prepared.push_back(std::move(prepared));
+      return;
+    }
     Instr& in = emit(OpCode::Kernel, n->inputs(), n->outputs());
     in.kernel = k;
     in.extra = add_extra({.name = name});

@@ -14,7 +14,7 @@
 namespace jitctl {
 
 struct Plan;
-class PreparedOp;
+class PreparedKernel;
 
 // Operands are packed into one word: the index, then two flag bits.
 namespace operand {
@@ -45,7 +45,7 @@ enum class OpCode : uint8_t {
   Isinstance,    // outputs[0] = inputs[0] is one of `types`
   Raise,         // raise inputs[0] (message), inputs[1] (Python class name)
   Missing,       // an operator without a kernel (only in graphs planned for tests): throws
-  Prepared,      // prepared->run(stack): a convolution or linear with packed weights and fused ops
+  Prepared,      // prepared->run(stack): a kernel with state made once (packed weights, fused ops)
 };
 
 struct Instr {
@@ -57,7 +57,7 @@ struct Instr {
   uint32_t target = 0;  // jump target
   const Plan* callee = nullptr;
   uint32_t extra = 0;  // index into Plan::extras (names, types)
-  const PreparedOp* prepared = nullptr;  // owned by Plan::prepared
+  const PreparedKernel* prepared = nullptr;  // owned by Plan::prepared
 };
 
 // Data an instruction needs beyond registers: a method name, the types of an isinstance, a class.
@@ -75,7 +75,7 @@ struct Plan {
   std::vector<InstrExtra> extras;
   uint32_t num_registers = 0;
   std::vector<uint32_t> input_registers;  // kNone for an input nobody reads
-  std::vector<std::shared_ptr<const PreparedOp>> prepared;  // lib/runtime/prepare.h
+  std::vector<std::shared_ptr<const PreparedKernel>> prepared;  // kernels/prepared.h, lib/runtime/prepare.h
 };
 
 }  // namespace jitctl

@@ -73,7 +73,7 @@ Tensor replay(const std::vector<Step>& steps, const IValue& x, const IValue& res
   return v.to_tensor();
 }
 
-class PreparedConv final : public PreparedOp {
+class PreparedConv final : public PreparedKernel {
  public:
   PreparedConv(std::unique_ptr<cpu::PackedConv> conv, bool channels_last_out, bool residual, int64_t weight_dim, std::vector<Step> steps)
       : conv_(std::move(conv)), channels_last_out_(channels_last_out), residual_(residual), weight_dim_(weight_dim), steps_(std::move(steps)) {}
@@ -106,7 +106,7 @@ class PreparedConv final : public PreparedOp {
   std::vector<Step> steps_;
 };
 
-class PreparedLinear final : public PreparedOp {
+class PreparedLinear final : public PreparedKernel {
  public:
   PreparedLinear(std::unique_ptr<cpu::PackedLinear> lin, bool residual, std::vector<Step> steps)
       : lin_(std::move(lin)), residual_(residual), steps_(std::move(steps)) {}
@@ -313,6 +313,15 @@ bool channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& me
 }
 
 }  // namespace
+
+std::shared_ptr<const PreparedKernel> prepare_kernel(const Node* n, const std::string& schema_name) {
+  if (!preparation_enabled()) return nullptr;
+  const PrepareFn fn = find_preparer(schema_name);
+  if (!fn) return nullptr;
+  std::vector<std::optional<IValue>> constants;
+  for (const Value* v : n->inputs()) constants.push_back(constant_of(v));
+  return fn(constants);
+}
 
 bool preparation_enabled() {
   static const bool on = [] {

@@ -10,32 +10,28 @@
 // another shape or dtype, an unbatched input) runs the original ops' kernels one by one.
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
-#include "kernels/registry.h"
+#include "kernels/prepared.h"
 #include "lib/ir/ir.h"
 
 namespace jitctl {
-
-// What a prepared instruction runs: the calling convention of kernels (registry.h), over the
-// instruction's own inputs.
-class PreparedOp {
- public:
-  virtual ~PreparedOp() = default;
-  virtual void run(Stack& stack) const = 0;
-};
 
 // Nodes the lowering emits as one prepared instruction.
 struct PreparedGroup {
   std::vector<Node*> nodes;    // the convolution or linear, then the fused ops, in graph order
   std::vector<Value*> inputs;  // what the instruction reads: the input, then the residual if any
   Value* output = nullptr;     // the value it defines: the last node's output
-  std::shared_ptr<const PreparedOp> op;
+  std::shared_ptr<const PreparedKernel> op;
 };
 
 // The group anchored at `n` (a convolution or linear with constant weights), or nullopt.
 // `lookup(node)` gives a node's kernel as the lowering resolves it (nullptr if none).
 std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*));
+
+// A kernel's own preparer (kernels/prepared.h) for `n`, given its constant inputs, or nullptr.
+std::shared_ptr<const PreparedKernel> prepare_kernel(const Node* n, const std::string& schema_name);
 
 // Off with JITCTL_PREPARE=0 (to compare with the unprepared kernels).
 bool preparation_enabled();

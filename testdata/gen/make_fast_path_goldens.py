@@ -88,6 +88,11 @@ def linear_cases():
     case(c, "linear_3d", "aten::linear", [inp, w, bb], F.linear(inp, w, bb))
     inpt = r(200, 9).t()
     case(c, "linear_transposed_input", "aten::linear", [inpt, w, bb], F.linear(inpt, w, bb))
+    # A size-1 dim between the rows: x.transpose(0, 1) of [1, 3, k] (strides [k, 3k, 1]), as the
+    # attention slow path with batch 1 makes it.
+    xt = r(1, 3, 200).transpose(0, 1)
+    case(c, "linear_size1_dim_transposed", "aten::linear", [xt, w, bb], F.linear(xt, w, bb))
+    case(c, "matmul_size1_dim_transposed", "aten::matmul", [xt, w.t()], torch.matmul(xt, w.t()))
     a64, b64 = r(60, 80, dtype=torch.float64), r(80, 70, dtype=torch.float64) / 9
     case(c, "mm_f64", "aten::mm", [a64, b64], torch.mm(a64, b64))
     return c
@@ -132,6 +137,18 @@ def elementwise_cases():
     case(c, "sigmoid_cl", "aten::sigmoid", [a], torch.sigmoid(a))
     case(c, "add_cl_contiguous", "aten::add.Tensor", [a, b.contiguous(), 2], a + 2 * b)
     return c
+
+
+def softmax_cases():
+    """Rows for softmax_f32 (attention's masked softmax: -inf entries are masked keys, a fully
+    masked row gives zeros)."""
+    x = r(6, 77) * 4
+    x[1, ::3] = float("-inf")
+    x[2, :] = float("-inf")
+    x[3, 5] = 90.0
+    want = torch.softmax(x, -1)
+    want[2, :] = 0.0
+    return {"rows": (x, want)}
 
 
 POST = {
@@ -185,6 +202,7 @@ def main():
     torch.save(fused_cases(), os.path.join(OUT, "fused.pt"))
     torch.save(pooling_cases(), os.path.join(OUT, "pooling_fast.pt"))
     torch.save(elementwise_cases(), os.path.join(OUT, "elementwise_fast.pt"))
+    torch.save(softmax_cases(), os.path.join(OUT, "softmax_rows.pt"))
 
 
 if __name__ == "__main__":

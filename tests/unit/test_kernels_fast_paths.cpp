@@ -7,8 +7,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 #include <string>
 
+#include "kernels/cpu/activations.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/op_bench.h"
@@ -180,6 +183,43 @@ TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and che
     Tensor wrong = Tensor::empty(DType::Float32, {3, lin.in_features() + 1});
     CHECK_THROWS_AS(lin.run(wrong), InvalidInput);
   }
+}
+
+TEST_CASE("fast paths: softmax_f32 (masked rows) matches PyTorch") {
+  const IValue cases = load_family("softmax_rows");
+  const auto& c = cases.to_dict()->items.begin()->second.to_tuple()->items;
+  Tensor x = cpu::contiguous(c[0].to_tensor());
+  Tensor got = Tensor::view_of(Storage::allocate(x.nbytes()), DType::Float32, 0, x.sizes(), x.strides(), "test");
+  std::memcpy(got.mutable_data(), x.data(), x.nbytes());
+  const int64_t n = x.sizes()[1];
+  for (int64_t r = 0; r < x.sizes()[0]; ++r) cpu::softmax_f32(static_cast<float*>(got.mutable_data()) + r * n, n);
+  check_close(got, c[1].to_tensor(), "softmax rows");
+}
+
+TEST_CASE("fast paths: a packed linear on raw rows with gaps between them, residual in the output") {
+  const IValue cases = load_family("fused");
+  int checked_cases = 0;
+  for (const auto& [key, value] : cases.to_dict()->items) {
+    const auto& c = value.to_tuple()->items;
+    if (c[0].to_string() != "linear") continue;
+    const auto& in = c[1].to_tuple()->items;
+    const Tensor x = cpu::contiguous(in[0].to_tensor()), res = tensor_or_none(in[3]), want = c[3].to_tensor();
+    cpu::PackedLinear lin(in[1].to_tensor(), tensor_or_none(in[2]), epilogue_of(c[2]));
+    const int64_t k = lin.in_features(), n = lin.out_features(), rows = x.numel() / k, ld = k + 3, ldo = n + 5;
+    std::vector<float> xin(static_cast<size_t>(rows * ld), 1e30f), out(static_cast<size_t>(rows * ldo), 0.f);
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(&xin[r * ld], static_cast<const float*>(x.data()) + r * k, k * sizeof(float));
+    if (res.defined()) {
+      const Tensor rc = cpu::contiguous(res);
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(&out[r * ldo], static_cast<const float*>(rc.data()) + r * n, n * sizeof(float));
+    }
+    lin.run_rows(xin.data(), rows, ld, out.data(), ldo);
+    Tensor got = Tensor::view_of(Storage::allocate(out.size() * sizeof(float)), DType::Float32, 0, want.sizes(),
+                                 want.dim() == 3 ? std::vector<int64_t>{want.sizes()[1] * ldo, ldo, 1} : std::vector<int64_t>{ldo, 1}, "test");
+    std::memcpy(got.mutable_data(), out.data(), out.size() * sizeof(float));
+    check_close(got, want, key.to_string() + " (raw rows)");
+    ++checked_cases;
+  }
+  CHECK(checked_cases > 5);
 }
 
 TEST_CASE("fast paths: a residual of the wrong shape is refused, not read out of bounds") {
