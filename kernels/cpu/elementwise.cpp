@@ -80,6 +80,26 @@ bool flat_loop_ok(const Tensor& out, std::initializer_list<const Tensor*> inputs
   return true;
 }
 
+// `t` broadcast to `out`'s shape, with its dims reordered into `out`'s memory order (outermost
+// first): a strided loop over such views walks `out` sequentially, so a channels-last output
+// with a per-channel operand ([N, C, 1, 1], a squeeze-and-excitation scale) runs over contiguous
+// channels instead of jumping by C every element.
+std::vector<size_t> memory_order(const Tensor& out) {
+  std::vector<size_t> perm(static_cast<size_t>(out.dim()));
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) { return out.strides()[a] > out.strides()[b]; });
+  return perm;
+}
+Tensor in_order(const Tensor& t, const std::vector<int64_t>& shape, const std::vector<size_t>& perm) {
+  const Tensor e = t.sizes() == shape ? t : expand_to(t, shape);
+  std::vector<int64_t> sizes, strides;
+  for (size_t p : perm) {
+    sizes.push_back(e.sizes()[p]);
+    strides.push_back(e.strides()[p]);
+  }
+  return make_view(e, std::move(sizes), std::move(strides), e.storage_offset());
+}
+
 // out = f(a, b) with a and b converted to `compute`; `make(T{})` returns the typed functor, whose
 // return type is the result's element type. With `into`, writes there (in-place forms).
 template <class Make>
@@ -101,6 +121,14 @@ Tensor binary(const IValue& a, const IValue& b, DType compute, const char* op, c
       Tensor fo = flat(out);
       const Tensor fa = flat(ta), fb = flat(tb);
       StridedLoop it(fo, {&fa, &fb});
+      binary_loop<R, T, T>(it, f);
+      return;
+    }
+    if (!out.is_contiguous() && is_dense(out)) {
+      const auto perm = memory_order(out);
+      Tensor po = in_order(out, shape, perm);
+      const Tensor pa = in_order(ta, shape, perm), pb = in_order(tb, shape, perm);
+      StridedLoop it(po, {&pa, &pb});
       binary_loop<R, T, T>(it, f);
       return;
     }

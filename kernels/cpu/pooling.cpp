@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/pooling_nhwc.h"
@@ -116,8 +118,56 @@ T nan_max(T m, T v) {
   return (v > m || v != v) ? v : m;
 }
 
-// Values-only max pooling without dilation, separably: the max over the window's rows into one
-// row (vectorized across the width), then over the window's columns.
+// One plane of values-only max pooling without dilation, separably: the max over the window's
+// rows into one row (vectorized across the width), then over the window's columns (vectorized
+// across the outputs whose window lies inside the row; the edges one by one).
+template <class T>
+JITCTL_ALWAYS_INLINE void max_pool_plane_body(const T* src, T* dst, T* rm, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a) {
+  const int64_t kw = a.k[1], sw = a.s[1], pw = a.p[1];
+  // Outputs [xa, xb) read columns x * sw - pw .. + kw - 1, all inside [0, w).
+  const int64_t xa = std::min(ow, (pw + sw - 1) / sw);
+  const int64_t xb = std::max(xa, std::min(ow, w - kw + pw >= 0 ? (w - kw + pw) / sw + 1 : 0));
+  for (int64_t y = 0; y < oh; ++y) {
+    const int64_t y0 = std::max<int64_t>(y * a.s[0] - a.p[0], 0), y1 = std::min(y * a.s[0] - a.p[0] + a.k[0], h);
+    std::copy(src + y0 * w, src + (y0 + 1) * w, rm);
+    for (int64_t iy = y0 + 1; iy < y1; ++iy) {
+      const T* r = src + iy * w;
+      for (int64_t x = 0; x < w; ++x) rm[x] = nan_max(rm[x], r[x]);
+    }
+    T* d = dst + y * ow;
+    auto edge = [&](int64_t x) {
+      const int64_t x0 = std::max<int64_t>(x * sw - pw, 0), x1 = std::min(x * sw - pw + kw, w);
+      T m = -std::numeric_limits<T>::infinity();
+      for (int64_t ixx = x0; ixx < x1; ++ixx) m = nan_max(m, rm[ixx]);
+      d[x] = m;
+    };
+    for (int64_t x = 0; x < xa; ++x) edge(x);
+    // Window column by window column, each a loop over outputs the compiler vectorizes (a
+    // constant stride for the usual 1 and 2).
+    auto columns = [&](auto stride) {
+      const int64_t st = stride;
+      for (int64_t x = xa; x < xb; ++x) d[x] = rm[x * st - pw];
+      for (int64_t j = 1; j < kw; ++j)
+        for (int64_t x = xa; x < xb; ++x) d[x] = nan_max(d[x], rm[x * st - pw + j]);
+    };
+    if (sw == 1)
+      columns(std::integral_constant<int64_t, 1>{});
+    else if (sw == 2)
+      columns(std::integral_constant<int64_t, 2>{});
+    else
+      columns(sw);
+    for (int64_t x = xb; x < ow; ++x) edge(x);
+  }
+}
+
+JITCTL_ALWAYS_INLINE void max_pool_plane_f32_body(const float* src, float* dst, float* rm, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                                  const PoolArgs& a) {
+  max_pool_plane_body<float>(src, dst, rm, h, w, oh, ow, a);
+}
+JITCTL_ISA_CLONES(void, max_pool_plane_f32,
+                  (const float* src, float* dst, float* rm, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a),
+                  (src, dst, rm, h, w, oh, ow, a))
+
 template <class T>
 void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64_t ow, const PoolArgs& a) {
   over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
@@ -125,22 +175,10 @@ void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64
     rowmax.resize(static_cast<size_t>(pl.w));
     const T* src = in + plane * pl.h * pl.w;
     T* dst = out + plane * oh * ow;
-    for (int64_t y = 0; y < oh; ++y) {
-      const int64_t y0 = std::max<int64_t>(y * a.s[0] - a.p[0], 0), y1 = std::min(y * a.s[0] - a.p[0] + a.k[0], pl.h);
-      T* rm = rowmax.data();
-      std::copy(src + y0 * pl.w, src + (y0 + 1) * pl.w, rm);
-      for (int64_t iy = y0 + 1; iy < y1; ++iy) {
-        const T* r = src + iy * pl.w;
-#pragma omp simd
-        for (int64_t x = 0; x < pl.w; ++x) rm[x] = nan_max(rm[x], r[x]);
-      }
-      for (int64_t x = 0; x < ow; ++x) {
-        const int64_t x0 = std::max<int64_t>(x * a.s[1] - a.p[1], 0), x1 = std::min(x * a.s[1] - a.p[1] + a.k[1], pl.w);
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t ixx = x0; ixx < x1; ++ixx) m = nan_max(m, rm[ixx]);
-        dst[y * ow + x] = m;
-      }
-    }
+    if constexpr (std::is_same_v<T, float>)
+      max_pool_plane_f32(src, dst, rowmax.data(), pl.h, pl.w, oh, ow, a);
+    else
+      max_pool_plane_body(src, dst, rowmax.data(), pl.h, pl.w, oh, ow, a);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/epilogue.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
@@ -135,6 +136,37 @@ class PreparedLinear final : public PreparedKernel {
   std::vector<Step> steps_;
 };
 
+class PreparedCat final : public PreparedKernel {
+ public:
+  PreparedCat(KernelFn cat, IValue dim, bool channels_last_out) : cat_(cat), dim_(std::move(dim)), channels_last_out_(channels_last_out) {}
+
+  void run(Stack& s) const override {
+    std::vector<Tensor> parts;
+    bool tensors = true;
+    for (const IValue& v : s) {
+      if (!v.is_tensor()) {
+        tensors = false;
+        break;
+      }
+      parts.push_back(v.to_tensor());
+    }
+    if (channels_last_out_ && tensors && cpu::concat_channels_last_ok(parts)) {
+      s.assign(1, IValue(cpu::concat_channels_last(parts)));
+      return;
+    }
+    auto list = std::make_shared<ListData>();
+    list->items = std::move(s);
+    Stack st{IValue(std::move(list)), dim_};
+    cat_(st);
+    s.assign(1, std::move(st.at(0)));
+  }
+
+ private:
+  KernelFn cat_;
+  IValue dim_;
+  bool channels_last_out_;
+};
+
 // ---- matching --------------------------------------------------------------------------------
 
 struct Anchor {
@@ -255,6 +287,19 @@ bool pure_between(const Node* a, const Node* b, const std::vector<Node*>& group)
   return true;
 }
 
+// `cat(ListConstruct(parts...), 1)`, the list read by the cat alone: the cat node, else null.
+Node* channel_cat_of_list(const Node* list) {
+  if (list->kind().qual_string() != "prim::ListConstruct" || list->output()->uses().size() != 1) return nullptr;
+  Node* cat = list->output()->uses()[0].user;
+  if (cat->kind().qual_string() != "aten::cat" || cat->inputs().size() != 2 || cat->input(0) != list->output()) return nullptr;
+  if (cat->owning_block() != list->owning_block()) return nullptr;
+  auto dim = constant_of(cat->input(1));
+  if (!dim || !dim->is(IValue::Kind::Int) || dim->to_int() != 1) return nullptr;
+  for (const Value* v : list->inputs())
+    if (!is_tensor_value(v)) return nullptr;
+  return cat;
+}
+
 // ---- layout ----------------------------------------------------------------------------------
 
 // Readers that take a tensor of any strides and give the same values: the value may be
@@ -295,6 +340,9 @@ bool channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& me
   memo[v] = false;  // while deciding (a cycle through loop-carried values is not taken)
   bool ok = true;
   for (const Use& use : v->uses()) {
+    // A part of a channel concatenation: the prepared cat takes any layout (and passes
+    // channels-last on when its own readers allow).
+    if (channel_cat_of_list(use.user)) continue;
     const Reader r = reader_kind(use.user);
     if (r == Reader::Unsafe) {
       ok = false;
@@ -331,8 +379,23 @@ bool preparation_enabled() {
   return on;
 }
 
+static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(const Node*)) {
+  Node* cat = channel_cat_of_list(list);
+  if (!cat) return std::nullopt;
+  const KernelFn fn = lookup(cat);
+  if (!fn) return std::nullopt;
+  std::unordered_map<const Value*, bool> memo;
+  PreparedGroup g;
+  g.nodes = {list, cat};
+  g.inputs.assign(list->inputs().begin(), list->inputs().end());
+  g.output = cat->output();
+  g.op = std::make_shared<PreparedCat>(fn, *constant_of(cat->input(1)), channels_last_ok(cat->output(), memo));
+  return g;
+}
+
 std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*)) {
   if (!preparation_enabled()) return std::nullopt;
+  if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup);
   auto anchor = anchor_of(n);
   if (!anchor) return std::nullopt;
   const KernelFn anchor_fn = lookup(n);

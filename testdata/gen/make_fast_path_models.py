@@ -80,6 +80,37 @@ class MobileBlocks(nn.Module):
         return self.pool(self.head(y))
 
 
+class Fire(nn.Module):
+    def __init__(self, cin, s, e):
+        super().__init__()
+        self.sq, self.e1, self.e3 = nn.Conv2d(cin, s, 1), nn.Conv2d(s, e, 1), nn.Conv2d(s, e, 3, padding=1)
+
+    def forward(self, x):
+        x = F.relu(self.sq(x))
+        return torch.cat([F.relu(self.e1(x)), F.relu(self.e3(x))], 1)
+
+
+class Concats(nn.Module):
+    """Channel concatenations: of channels-last convolution outputs (kept channels-last into a
+    ceil-mode max pool and the next convolutions), of a convolution output with the contiguous
+    input, and one whose result is viewed (must come out contiguous)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 12, 3, stride=2)
+        self.f1, self.f2 = Fire(12, 4, 8), Fire(16, 6, 10)
+        self.side = nn.Conv2d(3, 5, 3, padding=1)
+        self.g = nn.Conv2d(20, 20, 1)
+
+    def forward(self, x):
+        y = self.f2(F.max_pool2d(self.f1(F.relu(self.stem(x))), 3, 2, ceil_mode=True))
+        mixed = torch.cat([F.relu(self.side(x)), x], 1)
+        z = self.g(y)
+        n, c, h, w = z.shape
+        shuffled = torch.cat([z, y], 1).view(n, 2, c, h, w).transpose(1, 2).reshape(n, 2 * c, h, w)
+        return F.adaptive_avg_pool2d(shuffled, 1).flatten(1), mixed.sum((2, 3))
+
+
 class ViewAfterConv(nn.Module):
     """A view of a convolution's output (it must stay contiguous), and a channel shuffle."""
 
@@ -137,6 +168,7 @@ MODELS = {
     "resnet_blocks_frozen": (ResNetBlocks, [(r(1, 3, 20, 20),), (r(2, 3, 17, 23),)]),
     "mobile_blocks_frozen": (MobileBlocks, [(r(1, 8, 12, 12),), (r(3, 8, 9, 11),)]),
     "view_after_conv_frozen": (ViewAfterConv, [(r(1, 4, 6, 7),), (r(2, 4, 5, 5),)]),
+    "concats_frozen": (Concats, [(r(1, 3, 33, 29),), (r(2, 3, 21, 24),)]),
     "fallbacks_frozen": (Fallbacks, [(r(2, 3, 8, 8), r(3, 9, 9)), (r(1, 3, 5, 6), r(3, 4, 4))]),
     "mlps_frozen": (MLPs, [(r(5, 40),), (r(2, 7, 40),)]),
     "conv1d_frozen": (Conv1d, [(r(2, 6, 30),), (r(1, 6, 17),)]),

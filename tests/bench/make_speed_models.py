@@ -100,7 +100,14 @@ def main():
                 os.remove(onnx_path)
         index.append({"name": name, "kind": kind, "set": group, "desc": desc})
         print(f"{name}: written")
-    with open(os.path.join(a.out, "models.json"), "w") as f:
+    # --only rewrites those models and keeps the others' entries.
+    done = {e["name"] for e in index}
+    path = os.path.join(a.out, "models.json")
+    if only and os.path.exists(path):
+        with open(path) as f:
+            index += [e for e in json.load(f) if e["name"] not in done]
+    index.sort(key=lambda e: list(MODELS).index(e["name"]) if e["name"] in MODELS else len(MODELS))
+    with open(path, "w") as f:
         json.dump(index, f, indent=1)
 
 

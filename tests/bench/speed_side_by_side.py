@@ -11,12 +11,17 @@ Engines, per model and thread count, in interleaved rounds (machine drift hits a
 Reported: the median over rounds of each engine's per-round median, jitctl/torch and jitctl/ort
 per model, and their geometric means (all models, and the "tuned" and "unseen" sets apart).
 
+--metric cpu (1 thread only) measures CPU time per call instead of wall time: user+sys of the
+process (torch: time.process_time over the timed calls; jitctl: the difference between a run of
+WARMUP+ITERS and one of WARMUP calls, from the children's rusage; ort: process_time). On a machine
+other jobs keep busy, wall time mostly measures the scheduler; CPU time still measures the work.
+
 Models come from tests/bench/make_speed_models.py. Run with Debian's torch, without the
 OPENBLAS_* overrides, as the project's timings are:
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 tests/bench/speed_side_by_side.py \\
       --jitctl build/cli/jitctl --models /tmp/jitctl-speed --ort-python /work/venv-ort/bin/python
 """
-import argparse, json, math, os, statistics, subprocess, sys, tempfile, time
+import argparse, json, math, os, resource, statistics, subprocess, sys, tempfile, time
 
 import numpy as np
 import torch
@@ -29,17 +34,38 @@ def torch_best(path):
     return torch.jit.optimize_for_inference(torch.jit.freeze(m))
 
 
-def torch_ms(m, args, threads, warmup, iters):
+def torch_ms(m, args, threads, warmup, iters, metric="wall"):
     torch.set_num_threads(threads)
     with torch.no_grad():
         for _ in range(warmup):
             m(*args)
+        if metric == "cpu":
+            t0 = time.process_time()
+            for _ in range(iters):
+                m(*args)
+            return (time.process_time() - t0) / iters * 1e3
         ts = []
         for _ in range(iters):
             t0 = time.perf_counter()
             m(*args)
             ts.append(time.perf_counter() - t0)
     return statistics.median(ts) * 1e3
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def jitctl_cpu_ms(jit, path, inp, warmup, iters):
+    base = [jit, "bench-threads", path, "--inputs", inp, "--threads", "1", "--warmup", str(warmup), "--format", "json"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    t0 = children_cpu()
+    subprocess.run(base + ["--iters", "1"], capture_output=True, check=True, env=env, timeout=900)
+    t1 = children_cpu()
+    subprocess.run(base + ["--iters", str(iters + 1)], capture_output=True, check=True, env=env, timeout=900)
+    t2 = children_cpu()
+    return ((t2 - t1) - (t1 - t0)) / iters * 1e3
 
 
 def jitctl_ms(jit, path, inp, threads, warmup, iters):
@@ -50,8 +76,8 @@ def jitctl_ms(jit, path, inp, threads, warmup, iters):
     return float(json.loads(p.stdout)["rows"][0]["latency_ms"]["p50"])
 
 
-def ort_ms(py, onnx, npz, threads, warmup, iters):
-    p = subprocess.run([py, os.path.join(HERE, "ort_time.py"), onnx, npz, str(threads), str(warmup), str(iters)],
+def ort_ms(py, onnx, npz, threads, warmup, iters, metric="wall"):
+    p = subprocess.run([py, os.path.join(HERE, "ort_time.py"), onnx, npz, str(threads), str(warmup), str(iters), metric],
                        capture_output=True, text=True, timeout=900)
     if p.returncode != 0:
         raise RuntimeError("onnxruntime: " + p.stderr.strip()[-300:])
@@ -73,8 +99,11 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--ort-python", default="")
+    ap.add_argument("--metric", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--json")
     a = ap.parse_args()
+    if a.metric == "cpu" and a.threads != "1":
+        ap.error("--metric cpu measures one thread: use --threads 1")
     jit = os.path.abspath(a.jitctl)
     with open(os.path.join(a.models, "models.json")) as f:
         index = json.load(f)
@@ -83,7 +112,7 @@ def main():
     threads = [int(x) for x in a.threads.split(",")]
     tmp = tempfile.mkdtemp(prefix="jitctl-speed-")
     print(f"torch {torch.__version__}; jitctl runs the {'torch-frozen' if a.archive == 'frozen' else 'plain'} archives; "
-          f"{a.rounds} rounds x {a.iters} iterations", flush=True)
+          f"{a.rounds} rounds x {a.iters} iterations, {'CPU time' if a.metric == 'cpu' else 'wall time'} per call", flush=True)
     results = []
     for e in index:
         name = e["name"]
@@ -100,15 +129,16 @@ def main():
         for t in threads:
             tt, jj, oo, ort_version, err = [], [], [], "", ""
             for _ in range(a.rounds):
-                tt.append(torch_ms(m, args, t, a.warmup, a.iters))
+                tt.append(torch_ms(m, args, t, a.warmup, a.iters, a.metric))
                 try:
-                    jj.append(jitctl_ms(jit, archive, inp, t, a.warmup, a.iters))
+                    jj.append(jitctl_cpu_ms(jit, archive, inp, a.warmup, a.iters) if a.metric == "cpu"
+                              else jitctl_ms(jit, archive, inp, t, a.warmup, a.iters))
                 except Exception as ex:
                     err = str(ex)
                     break
                 if use_ort:
                     try:
-                        r = ort_ms(a.ort_python, onnx, npz, t, a.warmup, a.iters)
+                        r = ort_ms(a.ort_python, onnx, npz, t, a.warmup, a.iters, a.metric)
                         oo.append(r["ms"])
                         ort_version = r["version"]
                     except Exception as ex:
