@@ -100,7 +100,7 @@ class Lowering {
     std::unordered_set<const Node*> grouped;
     for (Node* n : b->nodes()) {
       if (grouped.count(n)) continue;
-      auto g = prepare_group(n, &kernel_for);
+      auto g = prepare_group(n, &kernel_for, [&](const Node* m) { return grouped.count(m) > 0; });
       if (!g) continue;
       for (Node* m : g->nodes) grouped.insert(m);
       group_at.emplace(g->nodes.back(), std::move(*g));

@@ -1,7 +1,9 @@
 #include "lib/runtime/prepare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -53,87 +55,204 @@ bool is_tensor_value(const Value* v) { return v->type()->kind() == TypeKind::Ten
 
 // ---- what runs: the fast path, and the original kernels for inputs it cannot take ------------
 
-// One original node, replayed through its kernel: its constant arguments, with the running value
-// (and the residual) put in their slots.
-struct Step {
-  KernelFn fn = nullptr;
-  std::vector<IValue> args;
-  size_t chain = 0;        // the argument that takes the value computed so far
-  int residual = -1;       // the argument that takes the residual, if any
+// A weight, bias or batch-norm parameter: a constant of the graph (a frozen module's), None, or
+// an input of the instruction (a module attribute the method reads and never writes).
+struct Param {
+  std::optional<Tensor> constant;
+  int slot = -1;  // input of the instruction
+
+  // The tensor for this call (undefined for None); false when the input is not a tensor.
+  bool get(const Stack& in, Tensor& out) const {
+    if (constant) {
+      out = *constant;
+      return true;
+    }
+    if (slot < 0) {
+      out = Tensor();
+      return true;
+    }
+    const IValue& v = in[static_cast<size_t>(slot)];
+    if (v.is_none()) {
+      out = Tensor();
+      return true;
+    }
+    if (!v.is_tensor()) return false;
+    out = v.to_tensor();
+    return true;
+  }
 };
 
-Tensor replay(const std::vector<Step>& steps, const IValue& x, const IValue& residual) {
-  IValue v = x;
+// One argument of an original node replayed through its kernel.
+struct Arg {
+  enum class Kind { Const, Chain, Slot } kind = Kind::Const;
+  IValue value;   // Const
+  size_t slot = 0;  // Slot: an input of the instruction
+};
+
+struct Step {
+  KernelFn fn = nullptr;
+  std::vector<Arg> args;
+};
+
+// The group's original nodes one by one (inputs it does not take, and PyTorch's own messages).
+Tensor replay(const std::vector<Step>& steps, const Stack& in) {
+  IValue v = in.at(0);
   for (const Step& s : steps) {
-    Stack st = s.args;
-    st[s.chain] = v;
-    if (s.residual >= 0) st[static_cast<size_t>(s.residual)] = residual;
+    Stack st;
+    st.reserve(s.args.size());
+    for (const Arg& a : s.args) st.push_back(a.kind == Arg::Kind::Const ? a.value : a.kind == Arg::Kind::Chain ? v : in.at(a.slot));
     s.fn(st);
     v = std::move(st.at(0));
   }
   return v.to_tensor();
 }
 
+// Batch norm in inference folded into the convolution before it: w' = w * g, b' = (b - mean) * g
+// + beta with g = gamma / sqrt(var + eps), as torch.jit.freeze folds it.
+std::pair<Tensor, Tensor> fold_batch_norm(const Tensor& w, const Tensor& b, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                          const Tensor& var, double eps) {
+  const int64_t oc = w.sizes()[0], per = oc ? w.numel() / oc : 0;
+  auto f32 = [](const Tensor& t) { return t.defined() ? cpu::contiguous(t) : t; };
+  const Tensor wc = f32(w), bc = f32(b), gc = f32(gamma), betac = f32(beta), mc = f32(mean), vc = f32(var);
+  Tensor nw = Tensor::empty(DType::Float32, w.sizes()), nb = Tensor::empty(DType::Float32, {oc});
+  const float* pw = static_cast<const float*>(wc.data());
+  float* qw = static_cast<float*>(nw.mutable_data());
+  float* qb = static_cast<float*>(nb.mutable_data());
+  for (int64_t o = 0; o < oc; ++o) {
+    const double g = (gc.defined() ? static_cast<const float*>(gc.data())[o] : 1.0f) /
+                     std::sqrt(static_cast<double>(static_cast<const float*>(vc.data())[o]) + eps);
+    for (int64_t i = 0; i < per; ++i) qw[o * per + i] = static_cast<float>(pw[o * per + i] * g);
+    const double bias = bc.defined() ? static_cast<const float*>(bc.data())[o] : 0.0;
+    const double shift = betac.defined() ? static_cast<const float*>(betac.data())[o] : 0.0;
+    qb[o] = static_cast<float>((bias - static_cast<const float*>(mc.data())[o]) * g + shift);
+  }
+  return {nw, nb};
+}
+
+// Packed operators by the identity of the tensors they were packed from: one entry for a frozen
+// module, one per module instance otherwise (the tensors are kept, so their addresses stay theirs).
+template <class Packed>
+class PackCache {
+ public:
+  template <class Make>
+  std::shared_ptr<const Packed> get(const std::vector<Tensor>& key, const Make& make) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [k, p] : entries_) {
+      bool same = true;
+      for (size_t i = 0; i < k.size() && same; ++i)
+        same = k[i].defined() == key[i].defined() && (!k[i].defined() || k[i].same(key[i]));
+      if (same) return p;
+    }
+    auto p = make();
+    if (entries_.size() >= 64) entries_.erase(entries_.begin());
+    entries_.emplace_back(key, p);
+    return p;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::vector<std::pair<std::vector<Tensor>, std::shared_ptr<const Packed>>> entries_;
+};
+
+struct ConvSpec {
+  Param weight, bias;
+  bool batch_norm = false;
+  Param bn_weight, bn_bias, bn_mean, bn_var;
+  double bn_eps = 1e-5;
+  cpu::ConvArgs args;
+};
+
 class PreparedConv final : public PreparedKernel {
  public:
-  PreparedConv(std::unique_ptr<cpu::PackedConv> conv, bool channels_last_out, bool residual, int64_t weight_dim, std::vector<Step> steps)
-      : conv_(std::move(conv)), channels_last_out_(channels_last_out), residual_(residual), weight_dim_(weight_dim), steps_(std::move(steps)) {}
+  PreparedConv(ConvSpec spec, cpu::Epilogue epi, bool channels_last_out, int residual_slot, int64_t weight_dim, std::vector<Step> steps)
+      : spec_(std::move(spec)), epi_(std::move(epi)), channels_last_out_(channels_last_out), residual_slot_(residual_slot),
+        weight_dim_(weight_dim), steps_(std::move(steps)) {}
 
   void run(Stack& s) const override {
-    const IValue res = residual_ ? s.at(1) : IValue();
-    const IValue x = s.at(0);
     Tensor out;
-    if (fast_ok(x, res)) {
+    auto conv = packed(s);
+    const IValue& x = s.at(0);
+    const IValue res = residual_slot_ >= 0 ? s.at(static_cast<size_t>(residual_slot_)) : IValue();
+    const bool ok = conv && x.is_tensor() && x.to_tensor().dtype() == DType::Float32 && x.to_tensor().dim() == weight_dim_ &&
+                    (residual_slot_ < 0 || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32));
+    if (ok) {
       try {
-        out = conv_->run(x.to_tensor(), residual_ ? res.to_tensor() : Tensor(), channels_last_out_);
+        out = conv->run(x.to_tensor(), residual_slot_ >= 0 ? res.to_tensor() : Tensor(), channels_last_out_);
       } catch (const InvalidInput&) {
-        out = replay(steps_, x, res);  // the original kernels raise PyTorch's message, or handle what we do not
+        out = replay(steps_, s);  // the original kernels raise PyTorch's message, or handle what we do not
       }
     } else {
-      out = replay(steps_, x, res);
+      out = replay(steps_, s);
     }
     s.assign(1, IValue(std::move(out)));
   }
 
  private:
-  bool fast_ok(const IValue& x, const IValue& res) const {
-    if (!x.is_tensor() || x.to_tensor().dtype() != DType::Float32 || x.to_tensor().dim() != weight_dim_) return false;
-    return !residual_ || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32);
+  // The packed convolution for this call's parameters, or null when they do not suit it.
+  std::shared_ptr<const cpu::PackedConv> packed(const Stack& s) const {
+    std::vector<Tensor> key(6);
+    const Param* params[6] = {&spec_.weight, &spec_.bias, &spec_.bn_weight, &spec_.bn_bias, &spec_.bn_mean, &spec_.bn_var};
+    for (int i = 0; i < (spec_.batch_norm ? 6 : 2); ++i)
+      if (!params[i]->get(s, key[static_cast<size_t>(i)])) return nullptr;
+    for (const Tensor& t : key)
+      if (t.defined() && t.dtype() != DType::Float32) return nullptr;
+    if (!key[0].defined() || !cpu::PackedConv::supports(key[0], key[1], spec_.args)) return nullptr;
+    if (spec_.batch_norm) {
+      const int64_t oc = key[0].sizes()[0];
+      for (int i = 1; i < 6; ++i)
+        if (key[static_cast<size_t>(i)].defined() && (key[static_cast<size_t>(i)].dim() != 1 || key[static_cast<size_t>(i)].sizes()[0] != oc))
+          return nullptr;
+      if (!key[4].defined() || !key[5].defined()) return nullptr;
+    }
+    return cache_.get(key, [&] {
+      if (!spec_.batch_norm) return std::make_shared<const cpu::PackedConv>(key[0], key[1], spec_.args, epi_);
+      auto [w, b] = fold_batch_norm(key[0], key[1], key[2], key[3], key[4], key[5], spec_.bn_eps);
+      return std::make_shared<const cpu::PackedConv>(w, b, spec_.args, epi_);
+    });
   }
 
-  std::unique_ptr<cpu::PackedConv> conv_;
-  bool channels_last_out_, residual_;
+  ConvSpec spec_;
+  cpu::Epilogue epi_;
+  bool channels_last_out_;
+  int residual_slot_;
   int64_t weight_dim_;
   std::vector<Step> steps_;
+  PackCache<cpu::PackedConv> cache_;
 };
 
 class PreparedLinear final : public PreparedKernel {
  public:
-  PreparedLinear(std::unique_ptr<cpu::PackedLinear> lin, bool residual, std::vector<Step> steps)
-      : lin_(std::move(lin)), residual_(residual), steps_(std::move(steps)) {}
+  PreparedLinear(Param weight, Param bias, cpu::Epilogue epi, int residual_slot, std::vector<Step> steps)
+      : weight_(std::move(weight)), bias_(std::move(bias)), epi_(std::move(epi)), residual_slot_(residual_slot), steps_(std::move(steps)) {}
 
   void run(Stack& s) const override {
-    const IValue res = residual_ ? s.at(1) : IValue();
-    const IValue x = s.at(0);
+    Tensor w, b;
+    std::shared_ptr<const cpu::PackedLinear> lin;
+    if (weight_.get(s, w) && bias_.get(s, b) && w.defined() && cpu::PackedLinear::supports(w, b))
+      lin = cache_.get({w, b}, [&] { return std::make_shared<const cpu::PackedLinear>(w, b, epi_); });
+    const IValue& x = s.at(0);
+    const IValue res = residual_slot_ >= 0 ? s.at(static_cast<size_t>(residual_slot_)) : IValue();
     Tensor out;
-    const bool ok = x.is_tensor() && x.to_tensor().dtype() == DType::Float32 && x.to_tensor().dim() >= 1 &&
-                    (!residual_ || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32));
+    const bool ok = lin && x.is_tensor() && x.to_tensor().dtype() == DType::Float32 && x.to_tensor().dim() >= 1 &&
+                    (residual_slot_ < 0 || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32));
     if (ok) {
       try {
-        out = lin_->run(x.to_tensor(), residual_ ? res.to_tensor() : Tensor());
+        out = lin->run(x.to_tensor(), residual_slot_ >= 0 ? res.to_tensor() : Tensor());
       } catch (const InvalidInput&) {
-        out = replay(steps_, x, res);
+        out = replay(steps_, s);
       }
     } else {
-      out = replay(steps_, x, res);
+      out = replay(steps_, s);
     }
     s.assign(1, IValue(std::move(out)));
   }
 
  private:
-  std::unique_ptr<cpu::PackedLinear> lin_;
-  bool residual_;
+  Param weight_, bias_;
+  cpu::Epilogue epi_;
+  int residual_slot_;
   std::vector<Step> steps_;
+  PackCache<cpu::PackedLinear> cache_;
 };
 
 class PreparedCat final : public PreparedKernel {
@@ -169,22 +288,107 @@ class PreparedCat final : public PreparedKernel {
 
 // ---- matching --------------------------------------------------------------------------------
 
-struct Anchor {
-  bool conv = false;
-  Tensor weight, bias;
-  cpu::ConvArgs args;
+bool sets_attribute(const Block* b, const std::string& name) {
+  for (const Node* n : b->nodes()) {
+    if (n->kind().qual_string() == "prim::SetAttr" && n->s(attr::name) == name) return true;
+    for (const Block* inner : n->blocks())
+      if (sets_attribute(inner, name)) return true;
+  }
+  return false;
+}
+
+const FunctionSchema* schema_of(const Node* n) { return n->schema() ? n->schema() : match_builtin_schema(n); }
+
+// Inputs and replay steps of a group being matched.
+struct GroupBuilder {
+  PreparedGroup g;
+  std::vector<Step> steps;
+  std::vector<Value*> attributes;  // parameters read from module attributes
+
+  size_t slot_of(Value* v) {
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i] == v) return i;
+    g.inputs.push_back(v);
+    return g.inputs.size() - 1;
+  }
+
+  // A weight, bias or batch-norm parameter: a constant tensor (or None when `optional`), or a
+  // tensor read from a module attribute (prim::GetAttr) that this graph never assigns.
+  std::optional<Param> param(Value* v, bool optional) {
+    if (auto c = constant_of(v)) {
+      if (c->is_tensor()) return Param{c->to_tensor(), -1};
+      if (c->is_none() && optional) return Param{};
+      return std::nullopt;
+    }
+    const Node* n = v->node();
+    if (n->kind().qual_string() != "prim::GetAttr") return std::nullopt;
+    const TypeKind k = v->type()->kind();
+    if (k != TypeKind::Tensor && !(optional && k == TypeKind::Optional)) return std::nullopt;
+    if (sets_attribute(v->owning_graph()->block(), n->s(attr::name))) return std::nullopt;
+    attributes.push_back(v);
+    return Param{std::nullopt, static_cast<int>(slot_of(v))};
+  }
+
+  // Replays `n` with `chain` (the value computed so far, or null for the first node) in its slot.
+  void add_step(Node* n, KernelFn fn, const Value* chain) {
+    Step s;
+    s.fn = fn;
+    for (Value* in : n->inputs()) {
+      Arg a;
+      if (in == chain) {
+        a.kind = Arg::Kind::Chain;
+      } else if (auto c = constant_of(in)) {
+        a.value = std::move(*c);
+      } else {
+        a.kind = Arg::Kind::Slot;
+        a.slot = slot_of(in);
+      }
+      s.args.push_back(std::move(a));
+    }
+    steps.push_back(std::move(s));
+    g.nodes.push_back(n);
+  }
+
+  // The attribute parameters are read, never written: no node outside the group may write a
+  // value read from an attribute of the same name anywhere in the graph (another read of the
+  // same parameter, written in place, would leave the packed copy stale).
+  bool attributes_read_only() const {
+    for (const Value* v : attributes) {
+      const std::string& name = v->node()->s(attr::name);
+      std::vector<const Value*> reads;
+      collect_reads(v->owning_graph()->block(), name, reads);
+      for (const Value* r : reads)
+        for (const Use& u : r->uses()) {
+          if (std::find(g.nodes.begin(), g.nodes.end(), u.user) != g.nodes.end()) continue;
+          const FunctionSchema* sch = schema_of(u.user);
+          if (!sch || u.offset >= sch->arguments.size() || sch->arguments[u.offset].is_write()) return false;
+        }
+    }
+    return true;
+  }
+
+  static void collect_reads(const Block* b, const std::string& name, std::vector<const Value*>& out) {
+    for (const Node* n : b->nodes()) {
+      if (n->kind().qual_string() == "prim::GetAttr" && n->s(attr::name) == name) out.push_back(n->output());
+      for (const Block* inner : n->blocks()) collect_reads(inner, name, out);
+    }
+  }
 };
 
-std::optional<Anchor> anchor_of(const Node* n) {
+struct Anchor {
+  bool conv = false;
+  ConvSpec spec;  // conv: weight, bias, args; linear: weight and bias
+};
+
+std::optional<Anchor> anchor_of(const Node* n, GroupBuilder& b) {
   const auto& in = n->inputs();
   Anchor a;
   if (is_kind(n, {"aten::linear"}) && in.size() == 3) {
-    auto w = constant_tensor(in[1]);
-    auto b = constant_of(in[2]);
-    if (!w || !b || (!b->is_none() && !b->is_tensor())) return std::nullopt;
-    a.weight = *w;
-    a.bias = b->is_none() ? Tensor() : b->to_tensor();
-    if (!cpu::PackedLinear::supports(a.weight, a.bias)) return std::nullopt;
+    auto w = b.param(in[1], false), bias = b.param(in[2], true);
+    if (!w || !bias) return std::nullopt;
+    if (w->constant && !cpu::PackedLinear::supports(*w->constant, bias->constant.value_or(Tensor()))) return std::nullopt;
+    a.spec.weight = *w;
+    a.spec.bias = *bias;
     return a;
   }
   // (input, weight, bias, stride, padding, dilation, ...): conv1d/conv2d then groups; convolution
@@ -192,9 +396,6 @@ std::optional<Anchor> anchor_of(const Node* n) {
   const bool plain = is_kind(n, {"aten::conv2d", "aten::conv1d"}) && in.size() == 7;
   const bool full = is_kind(n, {"aten::_convolution", "aten::convolution"}) && in.size() >= 9;
   if (!plain && !full) return std::nullopt;
-  auto w = constant_tensor(in[1]);
-  auto b = constant_of(in[2]);
-  if (!w || !b || (!b->is_none() && !b->is_tensor())) return std::nullopt;
   std::vector<IValue> rest;
   for (size_t i = 3; i < in.size(); ++i) {
     auto c = constant_of(in[i]);
@@ -202,26 +403,45 @@ std::optional<Anchor> anchor_of(const Node* n) {
     rest.push_back(std::move(*c));
   }
   a.conv = true;
-  a.weight = *w;
-  a.bias = b->is_none() ? Tensor() : b->to_tensor();
   try {
-    a.args.stride = cpu::int_list(rest[0]);
+    a.spec.args.stride = cpu::int_list(rest[0]);
     if (rest[1].is(IValue::Kind::String))
-      a.args.padding_mode = rest[1].to_string();
+      a.spec.args.padding_mode = rest[1].to_string();
     else
-      a.args.padding = cpu::int_list(rest[1]);
-    a.args.dilation = cpu::int_list(rest[2]);
+      a.spec.args.padding = cpu::int_list(rest[1]);
+    a.spec.args.dilation = cpu::int_list(rest[2]);
     if (plain) {
-      a.args.groups = rest[3].to_int();
+      a.spec.args.groups = rest[3].to_int();
     } else {
       if (rest[3].to_bool()) return std::nullopt;  // transposed
-      a.args.groups = rest[5].to_int();
+      a.spec.args.groups = rest[5].to_int();
     }
   } catch (const std::exception&) {
     return std::nullopt;  // arguments of unexpected types: the kernel will say what is wrong
   }
-  if (!cpu::PackedConv::supports(a.weight, a.bias, a.args)) return std::nullopt;
+  auto w = b.param(in[1], false), bias = b.param(in[2], true);
+  if (!w || !bias) return std::nullopt;
+  if (w->constant && !cpu::PackedConv::supports(*w->constant, bias->constant.value_or(Tensor()), a.spec.args)) return std::nullopt;
+  a.spec.weight = *w;
+  a.spec.bias = *bias;
   return a;
+}
+
+// batch_norm(x, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn)
+// in inference, right after a convolution: folded into its packed weights.
+bool fold_batch_norm_into(Node* u, GroupBuilder& b, ConvSpec& spec) {
+  if (!is_kind(u, {"aten::batch_norm"}) || u->inputs().size() != 9) return false;
+  auto training = constant_of(u->input(5)), eps = constant_of(u->input(7));
+  if (!training || !training->is(IValue::Kind::Bool) || training->to_bool() || !eps || !eps->is(IValue::Kind::Double)) return false;
+  auto gw = b.param(u->input(1), true), gb = b.param(u->input(2), true), mean = b.param(u->input(3), false), var = b.param(u->input(4), false);
+  if (!gw || !gb || !mean || !var) return false;
+  spec.batch_norm = true;
+  spec.bn_weight = *gw;
+  spec.bn_bias = *gb;
+  spec.bn_mean = *mean;
+  spec.bn_var = *var;
+  spec.bn_eps = eps->to_double();
+  return true;
 }
 
 // The post-op a node applies to `v` (its input `slot`), or nullopt; `residual` gets the other
@@ -279,7 +499,7 @@ bool pure_between(const Node* a, const Node* b, const std::vector<Node*>& group)
   for (const Node* n = a->next(); n && n != b; n = n->next()) {
     if (std::find(group.begin(), group.end(), n) != group.end()) continue;
     const std::string_view k = n->kind().qual_string();
-    if (k == "prim::Constant" || k == "prim::ListConstruct" || k == "prim::TupleConstruct") continue;
+    if (k == "prim::Constant" || k == "prim::ListConstruct" || k == "prim::TupleConstruct" || k == "prim::GetAttr") continue;
     if (!n->blocks().empty() || !k.starts_with("aten::")) return false;
     const FunctionSchema* s = n->schema() ? n->schema() : match_builtin_schema(n);
     if (!s || s->is_mutable()) return false;
@@ -393,74 +613,57 @@ static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(c
   return g;
 }
 
-std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*)) {
+std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
   if (!preparation_enabled()) return std::nullopt;
   if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup);
-  auto anchor = anchor_of(n);
+  if (!is_kind(n, {"aten::linear", "aten::conv1d", "aten::conv2d", "aten::_convolution", "aten::convolution"}) || n->inputs().empty())
+    return std::nullopt;
+  GroupBuilder b;
+  b.slot_of(n->input(0));
+  auto anchor = anchor_of(n, b);
   if (!anchor) return std::nullopt;
   const KernelFn anchor_fn = lookup(n);
   if (!anchor_fn) return std::nullopt;
+  b.add_step(n, anchor_fn, nullptr);
 
-  PreparedGroup g;
-  g.nodes.push_back(n);
-  g.inputs.push_back(n->input(0));
+  // Followers: each the only reader of the value before it, in the same block, with nothing
+  // impure between the convolution and it.
   Epilogue epi;
   Value* residual = nullptr;
-  std::vector<Step> steps;
-  {
-    Step s;
-    s.fn = anchor_fn;
-    for (size_t i = 0; i < n->inputs().size(); ++i) s.args.push_back(i == 0 ? IValue() : *constant_of(n->input(i)));
-    steps.push_back(std::move(s));
-  }
-  // Followers: each the only reader of the value before it, in the same block.
   Value* cur = n->output();
   while (cur->uses().size() == 1) {
     const Use use = cur->uses()[0];
     Node* u = use.user;
-    if (u->owning_block() != n->owning_block() || u->outputs().size() != 1) break;
+    if (u->owning_block() != n->owning_block() || u->outputs().size() != 1 || taken(u)) break;
+    const KernelFn fn = lookup(u);
+    if (!fn || !pure_between(n, u, b.g.nodes)) break;
+    if (anchor->conv && b.g.nodes.size() == 1 && use.offset == 0 && fold_batch_norm_into(u, b, anchor->spec)) {
+      b.add_step(u, fn, cur);
+      cur = u->output();
+      continue;
+    }
     Value* res = nullptr;
     auto op = post_op_of(u, use.offset, &res);
     if (!op || (res && residual)) break;
-    const KernelFn fn = lookup(u);
-    if (!fn || !pure_between(n, u, g.nodes)) break;
-    Step s;
-    s.fn = fn;
-    s.chain = use.offset;
-    for (size_t i = 0; i < u->inputs().size(); ++i) {
-      if (i == use.offset || u->input(i) == res) {
-        s.args.emplace_back();
-        if (u->input(i) == res && i != use.offset) s.residual = static_cast<int>(i);
-        continue;
-      }
-      auto c = constant_of(u->input(i));
-      if (!c) {
-        s.fn = nullptr;
-        break;
-      }
-      s.args.push_back(std::move(*c));
-    }
-    if (!s.fn) break;
     if (res) residual = res;
     epi.push_back(*op);
-    steps.push_back(std::move(s));
-    g.nodes.push_back(u);
+    b.add_step(u, fn, cur);
     cur = u->output();
   }
-  if (residual) g.inputs.push_back(residual);
-  g.output = cur;
+  if (!b.attributes_read_only()) return std::nullopt;
+  const int residual_slot = residual ? static_cast<int>(b.slot_of(residual)) : -1;
+  b.g.output = cur;
 
   if (anchor->conv) {
     std::unordered_map<const Value*, bool> memo;
-    const bool cl = anchor->weight.dim() == 4 && channels_last_ok(cur, memo);
-    const int64_t wdim = anchor->weight.dim();
-    g.op = std::make_shared<PreparedConv>(std::make_unique<cpu::PackedConv>(anchor->weight, anchor->bias, anchor->args, epi), cl,
-                                          residual != nullptr, wdim, std::move(steps));
+    const int64_t wdim = anchor->spec.weight.constant ? anchor->spec.weight.constant->dim() : 4;
+    // An attribute weight's rank shows at run time: a 3-D one runs the replay (conv1d is rare).
+    const bool cl = wdim == 4 && channels_last_ok(cur, memo);
+    b.g.op = std::make_shared<PreparedConv>(anchor->spec, epi, cl, residual_slot, wdim, std::move(b.steps));
   } else {
-    g.op = std::make_shared<PreparedLinear>(std::make_unique<cpu::PackedLinear>(anchor->weight, anchor->bias, epi), residual != nullptr,
-                                            std::move(steps));
+    b.g.op = std::make_shared<PreparedLinear>(anchor->spec.weight, anchor->spec.bias, epi, residual_slot, std::move(b.steps));
   }
-  return g;
+  return std::move(b.g);
 }
 
 }  // namespace jitctl

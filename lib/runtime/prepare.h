@@ -8,6 +8,7 @@
 // This is a runtime-only lowering: the graph is not changed, archives written from it keep
 // standard ATen ops, and a group that meets inputs it cannot take at run time (a residual of
 // another shape or dtype, an unbatched input) runs the original ops' kernels one by one.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,8 +28,9 @@ struct PreparedGroup {
 };
 
 // The group anchored at `n` (a convolution or linear with constant weights), or nullopt.
-// `lookup(node)` gives a node's kernel as the lowering resolves it (nullptr if none).
-std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*));
+// `lookup(node)` gives a node's kernel as the lowering resolves it (nullptr if none); nodes for
+// which `taken(node)` is true belong to an earlier group and are not taken again.
+std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken);
 
 // A kernel's own preparer (kernels/prepared.h) for `n`, given its constant inputs, or nullptr.
 std::shared_ptr<const PreparedKernel> prepare_kernel(const Node* n, const std::string& schema_name);

@@ -9,9 +9,10 @@ they must not (a view of a convolution's output, a returned value), and which in
 prepared group back to the original kernels (a residual that broadcasts, an unbatched input,
 batch sizes that change between calls).
 
-Writes testdata/models_fast/NAME.pt (torch.jit.freeze of the traced module), NAME.inK.pt (input
-tuples) and testdata/golden_fast/NAME/outK.pt (torch.save of the output), which
-tests/corpus/test_run_golden.cpp replays through `jitctl run`.
+Writes testdata/models_fast/NAME.pt (torch.jit.freeze of the traced module; NAME_plain: traced,
+not frozen), NAME.inK.pt (input tuples) and testdata/golden_fast/NAME/outK.pt (torch.save of the
+output), which tests/corpus/test_run_golden.cpp replays through `jitctl run`; and
+writes_weight_scripted.pt with writes_weight_scripted.calls.pt (input, outputs of three calls).
 Run: /usr/bin/python3 testdata/gen/make_fast_path_models.py
 """
 import os
@@ -163,7 +164,28 @@ class Conv1d(nn.Module):
         return self.c2(F.relu(self.c1(x)))
 
 
+class WritesWeight(nn.Module):
+    """Reads a convolution's weight, writes it in place, reads it again: the runtime must not
+    keep a packed copy of a parameter its method writes (scripted: calls change its state)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = F.relu(self.conv(x))
+        with torch.no_grad():
+            self.conv.weight.mul_(0.5)
+        return y + self.conv(x)
+
+
 r = torch.randn
+# Traced and not frozen: parameters are module attributes (prim::GetAttr), batch norm unfolded.
+PLAIN = {
+    "resnet_blocks_plain": (ResNetBlocks, [(r(1, 3, 20, 20),), (r(2, 3, 17, 23),)]),
+    "mobile_blocks_plain": (MobileBlocks, [(r(1, 8, 12, 12),), (r(3, 8, 9, 11),)]),
+    "mlps_plain": (MLPs, [(r(5, 40),), (r(2, 7, 40),)]),
+}
 MODELS = {
     "resnet_blocks_frozen": (ResNetBlocks, [(r(1, 3, 20, 20),), (r(2, 3, 17, 23),)]),
     "mobile_blocks_frozen": (MobileBlocks, [(r(1, 8, 12, 12),), (r(3, 8, 9, 11),)]),
@@ -178,16 +200,25 @@ MODELS = {
 def main():
     mdir, gdir = os.path.join(ROOT, "models_fast"), os.path.join(ROOT, "golden_fast")
     os.makedirs(mdir, exist_ok=True)
-    for name, (cls, inputs) in MODELS.items():
+    for name, (cls, inputs) in list(MODELS.items()) + list(PLAIN.items()):
         m = cls().eval()
         with torch.no_grad():
-            frozen = torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval())
-        frozen.save(os.path.join(mdir, name + ".pt"))
+            traced = torch.jit.trace(m, inputs[0]).eval()
+        (traced if name in PLAIN else torch.jit.freeze(traced)).save(os.path.join(mdir, name + ".pt"))
         os.makedirs(os.path.join(gdir, name), exist_ok=True)
         for k, args in enumerate(inputs):
             torch.save(args, os.path.join(mdir, f"{name}.in{k}.pt"))
             with torch.no_grad():
                 torch.save(m(*args), os.path.join(gdir, name, f"out{k}.pt"))
+    # Three calls of one WritesWeight in one process (tests/unit/test_prepared_runtime.cpp): the
+    # input, then each call's output as PyTorch computes it with the weight halved every call.
+    m = WritesWeight().eval()
+    s = torch.jit.script(m)
+    s.save(os.path.join(mdir, "writes_weight_scripted.pt"))
+    x = r(1, 3, 6, 6)
+    with torch.no_grad():
+        outs = [m(x) for _ in range(3)]
+    torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
 
 
 if __name__ == "__main__":
