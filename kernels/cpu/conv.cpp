@@ -212,7 +212,7 @@ void conv_forward(const Tensor& input, const Tensor& weight, T* out, const ConvP
       for (int64_t i = i0; i < i1; ++i) run_item(i, col);
     });
   } else {
-    // Few items: Eigen splits each GEMM over the team.
+    // Few items: the GEMM splits each over the team.
     T* col = scratch<T>(col_size);
     for (int64_t i = 0; i < items; ++i) run_item(i, col);
   }

@@ -1,4 +1,4 @@
-// mm, bmm, addmm, baddbmm, mv, dot, matmul, linear: every product is one Eigen GEMM per matrix
+// mm, bmm, addmm, baddbmm, mv, dot, matmul, linear: every product is one GEMM (gemm.h) per matrix
 // over the operands' own buffers (a transposed view is read as column-major, not copied); a bias
 // or `self` term is written into the output first and the GEMM accumulates onto it.
 #include "kernels/cpu/linear.h"
@@ -135,7 +135,7 @@ void batched(const Tensor& a, const Tensor& b, const std::vector<int64_t>& batch
     }
     gemm<T>(ma, mb, c, p, alpha, gbeta);
   };
-  // Many small products: one per thread. Few large ones: Eigen splits each over the team.
+  // Many small products: one per thread. Few large ones: the GEMM splits each over the team.
   if (count >= omp_get_max_threads() && count > 1) {
     parallel_for(0, count, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t i = b0; i < b1; ++i) one(i);

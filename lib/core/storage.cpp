@@ -11,15 +11,15 @@ namespace {
 
 constexpr std::align_val_t kAlign{64};
 
-// Large buffers freed by one call are what the next call of the same model asks for: keeping
-// them (by size, rounded up to 64 KiB) saves the page faults and the kernel's zero-filling of
+// Buffers of 32 KiB and more freed by one call are what the next call of the same model asks
+// for: keeping them (by size, rounded up to 4 KiB pages) saves the page faults and the kernel's zero-filling of
 // freshly mapped memory, which the allocator would otherwise pay on every call (it returns
 // blocks this large to the OS). With the interpreter releasing each value at its last use, this
 // is the memory plan: a value's buffer is reused by the next value of that size.
 class BufferPool {
  public:
-  static constexpr size_t kMinBytes = size_t{256} << 10;
-  static constexpr size_t kGranule = size_t{64} << 10;
+  static constexpr size_t kMinBytes = size_t{32} << 10;
+  static constexpr size_t kGranule = size_t{4} << 10;
   static constexpr size_t kMaxCached = size_t{1} << 30;
 
   static BufferPool& global() {
