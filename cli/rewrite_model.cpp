@@ -103,6 +103,7 @@ void rewrite_model(const RewriteJob& job) {
   r.input = job.input;
   r.output = job.output;
   r.pipeline = job.pipeline;
+  if (job.freeze) restore_setstate_attributes(m);
   if (job.eval_mode) {
     r.modules_switched_to_eval = set_eval_mode(m);
     if (job.format != "json")

@@ -49,7 +49,8 @@ class Eliminator {
       auto [existing, added] = seen.insert(n);
       if (added) continue;
       const std::vector<Value*>& outputs = graph_.outputs();
-      if (alias_db().may_alias(n->outputs(), outputs) && alias_db().may_alias((*existing)->outputs(), outputs))
+      if (alias_db().may_contain_alias(n->outputs(), outputs) &&
+          alias_db().may_contain_alias((*existing)->outputs(), outputs))
         continue;
       n->replace_all_uses_with(*existing);
       n->destroy();

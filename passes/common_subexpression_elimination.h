@@ -5,9 +5,7 @@
 // (their blocks are walked, seeing what the enclosing blocks hold), random nodes, prim::profile,
 // and nodes whose inputs or outputs something writes to (alias analysis, built once before the
 // walk, as PyTorch's). A replacement from an enclosing block needs PyTorch's
-// safeToChangeAliasingRelationship; one within the block must not make two graph outputs alias
-// (1.13 asks whether both may alias a graph output itself, not what an output contains: checked
-// against torch's _jit_pass_cse).
+// safeToChangeAliasingRelationship; one within the block must not make two graph outputs alias.
 // Returns whether anything changed.
 #include "lib/ir/ir.h"
 

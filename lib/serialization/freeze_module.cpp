@@ -527,6 +527,9 @@ class Freezer {
             std::find(methods_.begin(), methods_.end(), method.name) == methods_.end())
           methods.push_back(method.name);
       for (const std::string& name : methods) cls->remove_method(name);
+      // Pickled as attributes from now on, unless __setstate__ is still there to read a state.
+      if (!cls->find_method("__setstate__"))
+        for (const ObjectPtr& o : instances_[cls]) o->setstate_arg.reset();
     }
   }
 
@@ -557,7 +560,81 @@ class Freezer {
   size_t folded_ = 0, removed_ = 0;
 };
 
+// The attributes a simple __setstate__ sets from its state tuple: (attribute, field index).
+std::vector<std::pair<std::string, size_t>> setstate_copies(const Graph& g, const std::string& cls) {
+  auto unsupported = [&] {
+    return Unsupported(fmt::format("freezing {}: its __setstate__ does more than copy fields of its state into "
+                                   "attributes, and jitctl does not run it",
+                                   cls));
+  };
+  if (g.inputs().size() != 2) throw unsupported();
+  const Value* self = g.inputs()[0];
+  const Value* state = g.inputs()[1];
+  std::unordered_map<const Value*, size_t> field;  // values that are state[k]
+  std::vector<std::pair<std::string, size_t>> copies;
+  for (const Node* n : g.nodes()) {
+    if (n->kind() == prim::Constant) continue;
+    if (n->kind() == prim::TupleIndex && n->input(0) == state && n->input(1)->node()->kind() == prim::Constant &&
+        n->input(1)->type()->kind() == TypeKind::Int) {
+      const int64_t k = n->input(1)->node()->i(attr::value);
+      if (k < 0) throw unsupported();
+      field[n->output()] = static_cast<size_t>(k);
+    } else if (n->kind() == prim::TupleUnpack && n->input(0) == state) {
+      for (size_t i = 0; i < n->outputs().size(); ++i) field[n->output(i)] = i;
+    } else if (n->kind() == prim::SetAttr && n->input(0) == self && field.count(n->input(1))) {
+      copies.emplace_back(n->s(attr::name), field.at(n->input(1)));
+    } else {
+      throw unsupported();
+    }
+  }
+  return copies;
+}
+
+void restore_object(LoadedModule& m, const IValue& v, std::unordered_set<const void*>& seen) {
+  switch (v.kind()) {
+    case IValue::Kind::Object: {
+      const ObjectPtr& o = v.to_object();
+      if (!seen.insert(o.get()).second) return;
+      const auto cls = m.cu->find_class(o->type_name);
+      if (o->setstate_arg && cls && cls->find_method("__setstate__") && o->attrs.empty()) {
+        const auto copies = setstate_copies(*m.cu->graph_function(cls->qualified_name(), "__setstate__")->graph(),
+                                            cls->qualified_name());
+        const IValue& state = *o->setstate_arg;
+        if (!state.is(IValue::Kind::Tuple))
+          throw InvalidInput(fmt::format("{}: state of class {} is a {}, not a tuple", m.archive->where("data.pkl"),
+                                         o->type_name, kind_name(state.kind())));
+        const auto& items = state.to_tuple()->items;
+        for (const auto& a : cls->attributes())
+          for (const auto& [name, index] : copies)
+            if (name == a.name) {
+              if (index >= items.size())
+                throw InvalidInput(fmt::format("{}: state of class {} has {} fields, __setstate__ reads field {}",
+                                               m.archive->where("data.pkl"), o->type_name, items.size(), index));
+              o->attrs.emplace_back(name, items[index]);
+            }
+      }
+      for (const auto& [name, x] : o->attrs) restore_object(m, x, seen);
+      return;
+    }
+    case IValue::Kind::List:
+      for (const auto& x : v.to_list()->items) restore_object(m, x, seen);
+      return;
+    case IValue::Kind::Tuple:
+      for (const auto& x : v.to_tuple()->items) restore_object(m, x, seen);
+      return;
+    case IValue::Kind::Dict:
+      for (const auto& [k, x] : v.to_dict()->items) restore_object(m, x, seen);
+      return;
+    default: return;
+  }
+}
+
 }  // namespace
+
+void restore_setstate_attributes(LoadedModule& m) {
+  std::unordered_set<const void*> seen;
+  restore_object(m, m.root, seen);
+}
 
 FreezeResult freeze_module(LoadedModule& m, const FreezeOptions& options, const PassContext& ctx) {
   return Freezer(m, options, ctx).run();

@@ -51,4 +51,12 @@ struct FreezeResult {
 // set_eval_mode): attributes are folded for inference.
 FreezeResult freeze_module(LoadedModule& m, const FreezeOptions& options, const PassContext& ctx);
 
+// Objects pickled with __getstate__ hold their state, not their attributes, until __setstate__
+// runs (torch.jit.load runs it). Freezing needs the attributes: for every object whose class's
+// __setstate__ only copies fields of its state into attributes (`self.a = (state)[0]`, the form
+// PyTorch's own pairs take), this fills them in, in slot order; the state stays, for the pickle,
+// as long as the class keeps its __setstate__. Any other __setstate__ is Unsupported (exit 3).
+// Call it before set_eval_mode, so that restored `training` flags are switched too.
+void restore_setstate_attributes(LoadedModule& m);
+
 }  // namespace jitctl

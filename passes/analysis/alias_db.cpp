@@ -300,8 +300,8 @@ struct AliasDb::Impl {
       for (const Value* out : n->outputs()) give_fresh_alias(out);
       return;
     }
-    if (k == prim::TupleConstruct || k == prim::ListConstruct || k == prim::DictConstruct)
-      return analyze_container_construct(n);
+    if (k == prim::TupleConstruct) return analyze_tuple_construct(n);
+    if (k == prim::ListConstruct || k == prim::DictConstruct) return analyze_container_construct(n);
     if (frozen && k == prim::GetAttr) {
       const auto* cls = n->input(0)->type()->cast<ClassType>();
       if (cls && cls->is_module_class()) {
@@ -388,6 +388,18 @@ struct AliasDb::Impl {
     static const Symbol kBroadcastTensors = Symbol::aten("broadcast_tensors"), kVstack = Symbol::aten("vstack"),
                         kHstack = Symbol::aten("hstack"), kDstack = Symbol::aten("dstack");
     return is_kind(use.user, {aten::cat, aten::stack, kBroadcastTensors, kVstack, kHstack, kDstack});
+  }
+
+  // A tuple whose one use is the graph's return contains exactly the values it was built from,
+  // which do not escape through it (PyTorch's functionalNonEscapingTupleUse); any other tuple is
+  // a container like a list. (torch's CSE decisions depend on it.)
+  void analyze_tuple_construct(const Node* n) {
+    const Value* tuple = n->output();
+    if (!is_mutable_type(tuple->type())) return;
+    const bool only_returned = tuple->uses().size() == 1 && tuple->uses()[0].user == graph.return_node();
+    if (!only_returned) return analyze_container_construct(n);
+    give_fresh_alias(tuple, false);
+    for (const Value* in : n->inputs()) add_to_contained(in, tuple);
   }
 
   void analyze_container_construct(const Node* n) {
@@ -587,15 +599,6 @@ bool AliasDb::has_output_writers(const Node* n) const {
 
 bool AliasDb::may_contain_alias(const std::vector<Value*>& a, const std::vector<Value*>& b) const {
   return impl_->may_contain_alias(a, b);
-}
-
-bool AliasDb::may_alias(const std::vector<Value*>& a, const std::vector<Value*>& b) const {
-  Bits la, lb;
-  for (const Value* v : a)
-    if (const Element* e = is_mutable_type(v->type()) ? impl_->find(v) : nullptr) la |= impl_->locations(e);
-  for (const Value* v : b)
-    if (const Element* e = is_mutable_type(v->type()) ? impl_->find(v) : nullptr) lb |= impl_->locations(e);
-  return la.intersects(lb);
 }
 
 bool AliasDb::safe_to_change_aliasing_relationship(const std::vector<Value*>& a, const std::vector<Value*>& b) const {

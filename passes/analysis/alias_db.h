@@ -51,8 +51,6 @@ class AliasDb {
   bool has_output_writers(const Node* n) const;
   // May a value of `a`, or something it contains, share memory with a value of `b` or its contents?
   bool may_contain_alias(const std::vector<Value*>& a, const std::vector<Value*>& b) const;
-  // May a value of `a` itself share memory with a value of `b` (contents not followed)?
-  bool may_alias(const std::vector<Value*>& a, const std::vector<Value*>& b) const;
   // PyTorch's safeToChangeAliasingRelationship: nothing writes to either side, and not both
   // may reach outside the graph (an input, an output, a wildcard).
   bool safe_to_change_aliasing_relationship(const std::vector<Value*>& a, const std::vector<Value*>& b) const;
