@@ -151,6 +151,10 @@ class Folder {
       const Tensor fused = to_dtype(op1(name, {bias, operand, *to_ivalue(n->input(2))}), bias.dtype());
 
       WithInsertPoint guard(conv);
+      // As PyTorch, the op is left computing the fold from constants (DCE removes it), so that the
+      // conv's output loses this use: the next op in the walk may fold too.
+      n->replace_input_with(conv->output(), g_.insert_constant(IValue(bias)));
+      n->replace_input(1, g_.insert_constant(IValue(operand)));
       Value* fused_b = g_.insert_constant(IValue(fused));
       Value* old_b = conv->input(kConvBias);
       fused_b->set_debug_name(old_b->debug_name() + "_fused_" + std::string(n->kind().unqual_string()));
@@ -173,9 +177,12 @@ class Folder {
       std::vector<int64_t> weight_shape(static_cast<size_t>(w.dim()), 1);
       weight_shape[0] = out_channels;
       const std::string name = std::string(n->kind().qual_string()) + ".Tensor";
-      const Tensor fused_w = to_dtype(op1(name, {w, resized_operand(n->input(1), weight_shape, w.dtype())}), w.dtype());
+      const Tensor operand = resized_operand(n->input(1), weight_shape, w.dtype());
+      const Tensor fused_w = to_dtype(op1(name, {w, operand}), w.dtype());
 
       WithInsertPoint guard(conv);
+      n->replace_input_with(conv->output(), g_.insert_constant(IValue(w)));
+      n->replace_input(1, g_.insert_constant(IValue(operand)));
       Value* new_w = g_.insert_constant(IValue(fused_w));
       Value* old_w = conv->input(kConvWeight);
       const std::string suffix = "_fused_" + std::string(n->kind().unqual_string());
