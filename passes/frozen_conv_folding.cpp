@@ -1,5 +1,6 @@
 #include "passes/frozen_conv_folding.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -88,9 +89,27 @@ bool conv_and_op_preconditions(const Node* conv, const Node* op) {
   return true;
 }
 
+// Reads of a tensor's metadata only: a folded conv's output has the same shape, dtype and device.
+bool reads_only_metadata(const Node* n) {
+  static const Symbol kDim = Symbol::aten("dim"), kSize = Symbol::aten("size"), kDtype = Symbol::prim("dtype"),
+                      kDevice = Symbol::prim("device");
+  const Symbol k = n->kind();
+  return k == kDim || k == kSize || k == kDtype || k == kDevice;
+}
+
+// Whether `conv`'s output may change under `op`, its one real use: PyTorch's passes want no other
+// use; past_shape_reads allows others that read only the output's metadata (scripted BatchNorm's
+// input-rank check reads the conv's output's dim()).
+bool only_use_besides_metadata(const Node* conv, const Node* op, bool past_shape_reads) {
+  const auto& uses = conv->output()->uses();
+  if (!past_shape_reads) return uses.size() == 1;
+  return std::all_of(uses.begin(), uses.end(), [&](const Use& u) { return u.user == op || reads_only_metadata(u.user); });
+}
+
 class Folder {
  public:
-  Folder(Graph& g, const PassContext& ctx) : g_(g), run_(ctx.run_operator) {}
+  Folder(Graph& g, const PassContext& ctx, bool past_shape_reads = false)
+      : g_(g), run_(ctx.run_operator), past_shape_reads_(past_shape_reads) {}
 
   bool batchnorm(Block* b) {
     bool changed = false;
@@ -99,7 +118,8 @@ class Folder {
       if (n->kind() != aten::batch_norm || n->inputs().size() <= kBnEps || !supported_conv(n->input(0)->node()))
         continue;
       Node* conv = n->input(0)->node();
-      if (non_constant_parameters(conv) || non_constant_parameters(n) || conv->output()->uses().size() > 1) continue;
+      if (non_constant_parameters(conv) || non_constant_parameters(n) || !only_use_besides_metadata(conv, n, past_shape_reads_))
+        continue;
       // track_running_stats=False: no statistics to fold.
       if (is_none(n->input(kBnMean)) && is_none(n->input(kBnVar))) continue;
       if (is_none(n->input(kBnMean)) || is_none(n->input(kBnVar))) continue;
@@ -243,12 +263,13 @@ class Folder {
 
   Graph& g_;
   const OperatorRunner& run_;
+  bool past_shape_reads_;
 };
 
-bool fold(Graph& g, const PassContext& ctx, bool (Folder::*walk)(Block*)) {
+bool fold(Graph& g, const PassContext& ctx, bool (Folder::*walk)(Block*), bool past_shape_reads = false) {
   // Folding computes new weights; without a way to run operators there is nothing to do.
   if (!ctx.run_operator) return false;
-  Folder f(g, ctx);
+  Folder f(g, ctx, past_shape_reads);
   const bool changed = (f.*walk)(g.block());
   eliminate_dead_code(g);
   return changed;
@@ -259,5 +280,8 @@ bool fold(Graph& g, const PassContext& ctx, bool (Folder::*walk)(Block*)) {
 bool fold_frozen_conv_batchnorm(Graph& g, const PassContext& ctx) { return fold(g, ctx, &Folder::batchnorm); }
 bool fold_frozen_conv_add_or_sub(Graph& g, const PassContext& ctx) { return fold(g, ctx, &Folder::add_or_sub); }
 bool fold_frozen_conv_mul_or_div(Graph& g, const PassContext& ctx) { return fold(g, ctx, &Folder::mul_or_div); }
+bool fold_conv_batchnorm_past_shape_reads(Graph& g, const PassContext& ctx) {
+  return fold(g, ctx, &Folder::batchnorm, /*past_shape_reads=*/true);
+}
 
 }  // namespace jitctl

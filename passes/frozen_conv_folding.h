@@ -25,4 +25,10 @@ bool fold_frozen_conv_batchnorm(Graph& g, const PassContext& ctx);
 bool fold_frozen_conv_add_or_sub(Graph& g, const PassContext& ctx);
 bool fold_frozen_conv_mul_or_div(Graph& g, const PassContext& ctx);
 
+// jitctl's own variant for `jitctl optimize` (not PyTorch's): the batch_norm fold also when the
+// conv's output is read elsewhere only for its metadata (dim, size, dtype, device), which the
+// fold leaves unchanged -- scripted BatchNorm checks its input's rank, which stops PyTorch's fold
+// (DenseNet's scripted norm2 layers).
+bool fold_conv_batchnorm_past_shape_reads(Graph& g, const PassContext& ctx);
+
 }  // namespace jitctl

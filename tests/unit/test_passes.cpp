@@ -160,6 +160,8 @@ TEST_CASE("passes: the table of passes and pipelines") {
         std::vector<std::string_view>{"fold-frozen-conv-bn", "fold-frozen-conv-add-sub", "fold-frozen-conv-mul-div"});
   CHECK(find_pipeline("fold-frozen-conv")->mode == PipelineInfo::Mode::Repeat);
   CHECK(steps("frozen-optimizations") == std::vector<std::string_view>{"remove-dropout", "fold-frozen-conv"});
+  // jitctl optimize's default, after freezing.
+  CHECK(steps("optimize") == std::vector<std::string_view>{"fold-conv-past-shape-reads", "dce"});
   CHECK_THROWS_AS(run_pipeline("no-such-pipeline", *std::make_shared<Graph>()), std::logic_error);
   // The SSA steps need the emitter's Load/Store form; nothing else does.
   for (const PassInfo& p : all_passes()) {
