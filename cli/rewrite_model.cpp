@@ -27,6 +27,7 @@ using NodeCounts = std::map<std::string, size_t>;
 struct TransformReport {
   std::string command;
   std::string input, output;
+  bool eval_mode = false;
   size_t modules_switched_to_eval = 0;
   NodeCounts before, after;
   size_t attributes_folded = 0, attributes_removed = 0;
@@ -69,6 +70,7 @@ void print_report(const TransformReport& r, const std::string& format) {
     nlohmann::ordered_json j = {{"command", r.command},
                                 {"input", r.input},
                                 {"output", r.output},
+                                {"eval_mode", r.eval_mode},
                                 {"modules_switched_to_eval", r.modules_switched_to_eval},
                                 {"pipeline", r.pipeline},
                                 {"nodes", {{"before", total(r.before)}, {"after", total(r.after)}}},
@@ -81,6 +83,10 @@ void print_report(const TransformReport& r, const std::string& format) {
   }
   fmt::print(stderr, "{}: written by jitctl {}{}\n", r.output, r.command,
              r.pipeline.empty() ? "" : fmt::format(" (then pipeline {})", r.pipeline));
+  // Said because it changes what the model computes (dropout, batch_norm statistics).
+  if (r.eval_mode)
+    fmt::print(stderr, "  eval mode  training=False on every module ({} were in training mode), as for inference\n",
+               r.modules_switched_to_eval);
   fmt::print(stderr, "  nodes      {} -> {}\n", total(r.before), total(r.after));
   fmt::print(stderr, "  constants  {} attribute read(s) folded; {} attribute(s) removed\n", r.attributes_folded,
              r.attributes_removed);
@@ -105,10 +111,8 @@ void rewrite_model(const RewriteJob& job) {
   r.pipeline = job.pipeline;
   if (job.freeze) restore_setstate_attributes(m);
   if (job.eval_mode) {
+    r.eval_mode = true;
     r.modules_switched_to_eval = set_eval_mode(m);
-    if (job.format != "json")
-      fmt::print(stderr, "{}: eval mode: {} module(s) switched from training (training=False), as {} needs\n", job.input,
-                 r.modules_switched_to_eval, job.freeze ? "torch.jit.freeze(m.eval())" : "inference");
   }
 
   PassContext ctx = evaluating_pass_context();
