@@ -5,6 +5,7 @@
 // fold tensors need to run operators, which only the runtime can (lib/runtime/node_evaluator.h
 // supplies that, running the interpreter's own kernels, as PyTorch's constant propagation runs its
 // interpreter's operators).
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -44,6 +45,9 @@ struct PassContext {
   // Called after every pass a pipeline (or PassInfo::run) runs, with the pass's name
   // (`jitctl optimize --print-after-each`).
   std::function<void(std::string_view pass, const Graph& g)> after_each;
+  // For `replace-old-operators`: the file-format version of the archive whose code the graph was
+  // compiled from (passes/replace_old_operators.h); -1 (not from an archive) leaves it alone.
+  int64_t operator_version = -1;
 };
 
 }  // namespace jitctl

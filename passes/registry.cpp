@@ -25,6 +25,7 @@
 #include "passes/lower_simple_tuples.h"
 #include "passes/peephole.h"
 #include "passes/remove_dropout.h"
+#include "passes/replace_old_operators.h"
 
 namespace jitctl {
 namespace {
