@@ -16,6 +16,7 @@
 #include "passes/erase_load_stores.h"
 #include "passes/exit_transforms.h"
 #include "passes/frozen_conv_folding.h"
+#include "passes/frozen_linear_folding.h"
 #include "passes/inline_forked_closures.h"
 #include "passes/inline_loop_condition.h"
 #include "passes/inliner.h"

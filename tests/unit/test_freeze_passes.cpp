@@ -235,3 +235,49 @@ TEST_CASE("freeze passes: fold-conv-bn-past-shape-reads folds past a rank check 
   const std::string why = differs(got.to_tensor(), want.to_tensor());
   CHECK_MESSAGE(why.empty(), why);
 }
+
+TEST_CASE("freeze passes: fold-frozen-linear-bn folds only where batch_norm's channels are the linear's features") {
+  // linear_bn_flatten (torch 2.x's fold is the golden above) with the flatten taken away: the
+  // linear's input may be 3-D, where batch_norm normalizes dim 1, not the out-features. PyTorch
+  // folds anyway; jitctl must not. Nor when the linear's output has another (value) use.
+  const std::string text = without_comment_lines(slurp(dir() / "linear_bn_flatten.in.txt"));
+  auto make = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    auto g = parse_graph(t);
+    attach_builtin_schemas(g->block());
+    const auto consts = load_npz((dir() / "linear_bn_flatten.in.npz").string());
+    WithInsertPoint guard(*g->nodes().begin());
+    for (const auto& [key, c] : consts) {
+      Value* v = g->insert_constant(IValue(c));
+      for (Value* in : g->inputs())
+        if (in->debug_name() == key) in->replace_all_uses_with(v);
+    }
+    for (size_t i = g->inputs().size(); i-- > 0;)
+      if (g->inputs()[i]->debug_name().starts_with("const_")) g->erase_input(i);
+    return g;
+  };
+  const auto ctx = evaluating_pass_context();
+  // Rank unknown: not folded.
+  auto rank_unknown = make("aten::flatten(%x, %one, %minus1)", "aten::relu(%x)");
+  CHECK_FALSE(find_pass("fold-frozen-linear-bn")->run(*rank_unknown, ctx));
+  CHECK(graph_to_string(*rank_unknown).find("aten::batch_norm") != std::string::npos);
+  // Another use of the linear's output: not folded.
+  auto other_use = make("  return (%z)", "  %o : (Tensor, Tensor) = prim::TupleConstruct(%z, %y)\n  return (%o)");
+  CHECK_FALSE(find_pass("fold-frozen-linear-bn")->run(*other_use, ctx));
+  // A 2-D input made by view(x.size(0), -1) folds and computes what it did.
+  const std::string viewed =
+      "%n : int = aten::size(%x, %minus1)\n  %sizes : int[] = prim::ListConstruct(%n, %minus1)\n"
+      "  %flat : Tensor = aten::view(%x, %sizes)";
+  auto original = make("%flat : Tensor = aten::flatten(%x, %one, %minus1)", viewed);
+  auto folded = make("%flat : Tensor = aten::flatten(%x, %one, %minus1)", viewed);
+  CHECK(find_pass("fold-frozen-linear-bn")->run(*folded, ctx));
+  CHECK(graph_to_string(*folded).find("aten::batch_norm") == std::string::npos);
+  Tensor x = Tensor::empty(DType::Float32, {3, 2, 3});  // viewed as [size(x, -1), -1] = [3, 6]
+  auto* p = static_cast<float*>(x.mutable_data());
+  for (int64_t i = 0; i < x.numel(); ++i) p[i] = std::cos(0.29f * static_cast<float>(i));
+  const IValue want = plan_graph(original)({IValue(x)});
+  const IValue got = plan_graph(folded)({IValue(x)});
+  const std::string why = differs(got.to_tensor(), want.to_tensor());
+  CHECK_MESSAGE(why.empty(), why);
+}
