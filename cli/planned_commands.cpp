@@ -35,15 +35,6 @@ CLI::App* planned(CLI::App& app, const std::string& name, const std::string& ali
 
 void add_planned_commands(CLI::App& app) {
   static Planned p;
-  auto* trace = planned(app, "check-trace", "", "Check whether a trace generalizes across inputs");
-  trace->add_option("model", p.model, "traced TorchScript archive")->required();
-  trace->add_option("--inputs", p.inputs, "input set (repeat)");
-  trace->add_option("--rtol", p.rtol, "relative tolerance");
-  trace->add_option("--atol", p.atol, "absolute tolerance");
-  trace->add_option("--expected", p.output, "expected outputs");
-  trace->add_option("--format", p.format, "text, json or junit")->check(CLI::IsMember({"text", "json", "junit"}));
-  trace->add_option("--save-trace", p.plot, "write the retraced archive");
-
   auto* freeze = planned(app, "freeze", "", "Freeze a module (like torch.jit.freeze)");
   freeze->add_option("model", p.model, "TorchScript archive")->required();
   freeze->add_option("-o,--output", p.output, "output archive")->required();
