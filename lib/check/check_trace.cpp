@@ -186,9 +186,16 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
     }
 
     // The first trace on this input set, against the model's own outputs (or the expected ones).
+    // A trace that samples (random ops, dropout in training mode) gives other values than the
+    // model's own run: PyTorch reports every such output as not matching, after its warning that
+    // the trace had nondeterministic nodes. Its samples are not PyTorch's, so it is not run.
     IValue traced_out;
     bool ran = false;
-    try {
+    if (!report.nondeterministic.empty()) {
+      set.outputs.push_back({1, "the model", fmt::format("the trace has nondeterministic nodes ({}): their samples differ "
+                                                         "from one run to the next",
+                                                         report.nondeterministic.size())});
+    } else try {
       traced_out = run_graph_method(first_run, self, read_inputs(inputs[k], own, o.method));
       ran = true;
     } catch (const Unsupported&) {
@@ -234,7 +241,10 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   report.verdict = "ok";
   for (const auto& s : report.sets) {
     if (!s.run_error.empty() || s.graphs_differ || !s.assumptions.empty()) {
-      report.verdict = s.graphs_differ || !s.assumptions.empty() ? "graphs_differ" : "outputs_differ";
+      // A traced archive's graph that fails on an input set was specialized to the traced one's
+      // shapes: the Python would have traced another graph for it, which PyTorch checks first.
+      const bool graphs = s.graphs_differ || !s.assumptions.empty() || report.traced_archive;
+      report.verdict = graphs ? "graphs_differ" : "outputs_differ";
       return report;
     }
     if (!s.constants_differ.empty()) {

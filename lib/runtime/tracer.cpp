@@ -40,6 +40,31 @@ bool is_traced_code(const Block& b, bool& located) {
   return true;
 }
 
+// Dropout in training mode, which the interpreter refuses (it runs models for inference) but a
+// trace must run: torch.jit.trace records it, and its samples are what make a trace's outputs differ
+// from the model's. Elements are kept with probability 1-p and scaled by 1/(1-p), as PyTorch does;
+// the samples come from the kernels' own stream, not PyTorch's.
+void training_dropout(Stack& s) {
+  const double p = s.at(1).to_double();
+  if (!s.at(2).to_bool() || p == 0) {
+    s.resize(1);  // the identity, as in eval mode
+    return;
+  }
+  if (p < 0 || p > 1) throw InvalidInput(fmt::format("dropout probability has to be between 0 and 1, but got {}", p));
+  const IValue x = s[0];
+  Stack mask{x, IValue(1.0 - p), IValue()};
+  find_kernel("aten::bernoulli.p")(mask);
+  Stack kept{x, mask.at(0)};
+  find_kernel("aten::mul.Tensor")(kept);
+  if (p >= 1) {
+    s = std::move(kept);  // every element dropped: zeros
+    return;
+  }
+  Stack scaled{kept.at(0), IValue(1.0 / (1.0 - p))};
+  find_kernel("aten::mul.Scalar")(scaled);
+  s = std::move(scaled);
+}
+
 class Tracer {
  public:
   Tracer(LoadedModule& m, TraceContext& ctx) : m_(m), ctx_(ctx), b_(ctx.builder) {}
@@ -89,7 +114,7 @@ class Tracer {
 
   static const Traced& get(Env& env, const Value* v) {
     auto it = env.find(v);
-    if (it == env.end()) throw std::logic_error("tracer: value used before its definition: %" + v->debug_name());
+    if (it == env.end()) throw std::logic_error(fmt::format("tracer: value used before its definition: %{} (made by {})", v->debug_name(), v->node()->kind().qual_string()));
     return it->second;
   }
 
@@ -114,7 +139,10 @@ class Tracer {
     b_.set_location(n.source_location());
     switch (n.kind()) {
       case prim::Constant: {
-        if (n.output()->type()->kind() == TypeKind::Function) return;
+        if (n.output()->type()->kind() == TypeKind::Function) {
+          env[n.output()] = {};  // the callee, read from the type by prim::CallFunction
+          return;
+        }
         auto v = to_ivalue(n.output());
         if (!v) throw Unsupported(fmt::format("a constant of type {}", n.output()->type()->str()));
         env[n.output()] = {std::move(*v), nullptr};
@@ -240,6 +268,7 @@ class Tracer {
     r.schema = n.schema() ? n.schema() : match_builtin_schema(&n);
     const std::string name = r.schema ? r.schema->full_name() : std::string(n.kind().qual_string());
     if (r.schema) r.kernel = find_kernel(name);
+    if (name == "aten::dropout" || name == "aten::feature_dropout") r.kernel = training_dropout;
     if (!r.kernel) r.kernel = find_prim_op(name);
     if (!r.kernel) r.kernel = find_prim_op(n.kind().qual_string());
     if (!r.kernel)
@@ -350,6 +379,9 @@ std::vector<const Node*> nondeterministic_nodes(const Graph& g) {
     if (kind.find("dropout") != std::string_view::npos && n->inputs().size() >= 3) {
       auto train = to_ivalue(n->input(2));
       if (train && train->is(IValue::Kind::Bool) && !train->to_bool()) continue;
+      // p = 0 keeps every element: nothing is sampled that could show.
+      auto p = to_ivalue(n->input(1));
+      if (p && p->is(IValue::Kind::Double) && p->to_double() == 0) continue;
     }
     out.push_back(n);
   }
