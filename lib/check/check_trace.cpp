@@ -129,7 +129,8 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   Runtime rt = Runtime::load(model);
   Method own = rt.method(o.method);
   LoadedModule& m = rt.loaded_module();
-  report.traced_archive = is_traced_graph(*m.cu->graph_function(m.class_name, o.method)->graph());
+  // The inlined graph: a traced module whose forward only calls submodules has no located node of its own.
+  report.traced_archive = is_traced_graph(*m.cu->graph_function(m.class_name, o.method)->inlined_graph());
   const IValue self = rt.module();
 
   // 1. The trace, on the first input set.

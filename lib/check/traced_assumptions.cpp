@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <tuple>
 #include <set>
 #include <unordered_map>
 
@@ -57,18 +58,20 @@ void enumerated_dimensions(const Graph& trace, const std::vector<IValue>& args, 
     std::set<int64_t> indices;
     std::set<std::string> lines;
   };
-  std::map<std::pair<const Value*, int64_t>, Seen> seen;
+  // Keyed by the source line too: `x[0]` before a loop over x's rows is not one of its iterations.
+  std::map<std::tuple<const Value*, int64_t, std::string>, Seen> seen;
   for (const Node* n : trace.nodes()) {
     if (n->kind() != aten::select || n->inputs().size() != 3 || !inputs.count(n->input(0))) continue;
     auto dim = to_ivalue(n->input(1)), index = to_ivalue(n->input(2));
     if (!dim || !index || !dim->is(IValue::Kind::Int) || !index->is(IValue::Kind::Int)) continue;
-    Seen& s = seen[{n->input(0), dim->to_int()}];
-    s.indices.insert(index->to_int());
     const auto& loc = n->source_location();
-    s.lines.insert(loc ? fmt::format("{}:{}", loc->file, loc->line) : "");
+    const std::string line = loc ? fmt::format("{}:{}", loc->file, loc->line) : "";
+    Seen& s = seen[{n->input(0), dim->to_int(), line}];
+    s.indices.insert(index->to_int());
+    s.lines.insert(line);
   }
   for (const auto& [key, s] : seen) {
-    const auto& [value, dim] = key;
+    const auto& [value, dim, line] = key;
     const auto& [argument, path] = inputs.at(value);
     const IValue* arg = item_at(args, argument, path);
     if (!arg || !arg->is_tensor() || s.lines.size() != 1 || s.lines.begin()->empty()) continue;

@@ -349,7 +349,7 @@ Trace trace_method(Runtime& rt, const std::string& method, std::vector<IValue> a
   TraceContext ctx{b, result.warnings, options.grad_enabled};
   Tracer tracer(m, ctx);
   std::vector<Traced> out = tracer.call_method(m.root, method, std::move(in));
-  const bool strict = options.strict && !is_traced_graph(*fn->graph());
+  const bool strict = options.strict && !is_traced_graph(*fn->inlined_graph());
   b.set_location(std::nullopt);
   b.graph()->set_insert_point(b.graph()->block());
   b.graph()->register_output(output_value(b, out.at(0), 0, strict));
