@@ -7,7 +7,8 @@ For each model: NAME.pt is torch.jit.script of the module (what jitctl traces it
 its input sets, and manifest.json's "trace_verdict" is what torch.jit.trace(module, in0,
 check_inputs=[in0, in1, ...]) says about the original Python module ("ok", "graphs_differ",
 "outputs_differ") -- the layout ../shared/oracle/compat.py --checks check_trace reads.
-Every model is small: the whole directory is checked in a few seconds.
+Every model is small: the whole directory is checked in a few seconds. diff/ holds re-exports of
+feed_forward for `jitctl diff` (one layer re-initialized; ReLU replaced by GELU).
 """
 import copy, json, os, sys, warnings
 
@@ -212,6 +213,17 @@ def main():
             torch.save(inp, os.path.join(OUT, f"{name}.in{i}.pt"))
         manifest[name] = {"kind": "scripted", "description": description, "trace_verdict": verdict}
         print(f"{name:24} {verdict}")
+    # For `jitctl diff`: a re-export of feed_forward with one layer changed (net.2 re-initialized),
+    # and one with a changed forward (ReLU -> GELU).
+    os.makedirs(os.path.join(OUT, "diff"), exist_ok=True)
+    torch.manual_seed(0)
+    module, _ = MODELS["feed_forward"][0]()
+    module.eval()
+    torch.manual_seed(1)
+    module.net[2].reset_parameters()
+    torch.jit.script(module).save(os.path.join(OUT, "diff", "feed_forward_relayer.pt"))
+    module.net[1] = nn.GELU()
+    torch.jit.script(module).save(os.path.join(OUT, "diff", "feed_forward_gelu.pt"))
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")

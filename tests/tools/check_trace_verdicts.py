@@ -5,7 +5,8 @@ For every archive with a "trace_verdict" in testdata/trace/manifest.json (script
 torch.jit.trace(check_inputs=...) on their Python, written by testdata/gen/make_trace_corpus.py) and
 testdata/models/manifest.json (traced archives, make_corpus.py): exit 0 iff the verdict is "ok", 1
 otherwise. Also: the reference's loop_in_traced_fn shows its extra aten::select/aten::mul as added
-lines, --format json and junit are well formed, and a missing input file is exit 2.
+lines, --format json and junit are well formed, and a missing input file is exit 2. And `jitctl diff`
+on testdata/trace/diff's re-exports.
 
     check_trace_verdicts.py JITCTL SOURCE_ROOT
 """
@@ -69,6 +70,26 @@ def main():
     p = check_trace(jit, loop, [ins[0], os.path.join(d, "no_such_file.pt")])
     if p.returncode != 2 or len(p.stderr.strip().splitlines()) != 1:
         failures.append(f"missing input: exit {p.returncode}, stderr {p.stderr!r}")
+
+    # jitctl diff: an archive with itself is equal (exit 0); a re-export with one layer
+    # re-initialized names that layer's tensors and only them (exit 1); a changed forward shows its graph.
+    ff = os.path.join(d, "feed_forward.pt")
+    p = subprocess.run([jit, "diff", ff, ff], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        failures.append(f"diff of an archive with itself: exit {p.returncode}: {p.stdout}{p.stderr}")
+    p = subprocess.run([jit, "diff", ff, os.path.join(d, "diff", "feed_forward_relayer.pt"), "--format", "json"],
+                       capture_output=True, text=True, timeout=60)
+    try:
+        j = json.loads(p.stdout)
+        changed = sorted(t["name"] for t in j["tensors"])
+        if p.returncode != 1 or changed != ["net.2.bias", "net.2.weight"] or j["methods"]:
+            failures.append(f"diff relayer: exit {p.returncode}, changed {changed}, methods {j['methods']}")
+    except (ValueError, KeyError) as e:
+        failures.append(f"diff --format json: {e}: {p.stdout[:200]}")
+    p = subprocess.run([jit, "diff", ff, os.path.join(d, "diff", "feed_forward_gelu.pt"), "--inline"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 1 or not re.search(r"^-.*aten::relu", p.stdout, re.M) or not re.search(r"^\+.*aten::gelu", p.stdout, re.M):
+        failures.append(f"diff gelu --inline: exit {p.returncode}:\n{p.stdout}")
 
     for f in failures:
         print("FAIL", f)
