@@ -70,6 +70,9 @@ std::string canonical_text(const std::string& line, std::unordered_map<std::stri
 
 // The line with every value name replaced by `%`: what the node computes, not what it reads.
 std::string shape_of(const std::string& text) {
+  // The return keeps its names: which value a graph returns is what a changed trace changes.
+  if (text.find_first_not_of(' ') != std::string::npos && text.compare(text.find_first_not_of(' '), 7, "return ") == 0)
+    return text;
   std::string out;
   for (size_t i = 0; i < text.size();) {
     if (text[i] == '%') {

@@ -230,4 +230,12 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if os.path.isabs(main.__code__.co_filename):
+        # Compiled again under its repo-relative name (cwd = repo root), so that the source
+        # locations the archives keep do not depend on the checkout's path.
+        repo = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+        rel = os.path.relpath(os.path.abspath(__file__), repo)
+        os.chdir(repo)
+        exec(compile(open(rel).read(), rel, "exec"), {"__name__": "__main__", "__file__": rel})
+    else:
+        main()
