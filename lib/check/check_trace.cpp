@@ -173,6 +173,16 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
       report.verdict = "untraceable";
       report.untraceable = fmt::format("{}: {}", inputs[k], e.what());
       return report;
+    } catch (const Unsupported&) {
+      throw;
+    } catch (const Error& e) {
+      // A traced archive's code is the trace itself: failing on this set is the trace failing on
+      // it (its shapes baked in), which the verdict counts as graphs that differ.
+      if (!report.traced_archive) throw;
+      set.run_error = e.what();
+      set.assumptions = broken_assumptions(assumed, read_inputs(inputs[k], own, o.method));
+      report.sets.push_back(std::move(set));
+      continue;
     }
     set.warnings = again.warnings;
     const std::vector<GraphLine> lines = canonical_graph_lines(*again.graph);

@@ -70,6 +70,24 @@ void enumerated_dimensions(const Graph& trace, const std::vector<IValue>& args, 
     s.indices.insert(index->to_int());
     s.lines.insert(line);
   }
+  // x.unbind(d) unpacked into k values (a loop over its rows): k is the size of dimension d.
+  for (const Node* n : trace.nodes()) {
+    if (n->kind().qual_string() != std::string_view("aten::unbind") || n->inputs().size() != 2 || !inputs.count(n->input(0))) continue;
+    auto dim = to_ivalue(n->input(1));
+    if (!dim || !dim->is(IValue::Kind::Int)) continue;
+    for (const Use& u : n->output()->uses()) {
+      if (u.user->kind() != prim::ListUnpack) continue;
+      const auto& [argument, path] = inputs.at(n->input(0));
+      const IValue* arg = item_at(args, argument, path);
+      if (!arg || !arg->is_tensor()) continue;
+      const Tensor& t = arg->to_tensor();
+      const int64_t d = dim->to_int() < 0 ? dim->to_int() + t.dim() : dim->to_int();
+      const auto k = static_cast<int64_t>(u.user->outputs().size());
+      if (d < 0 || d >= t.dim() || k != t.sizes()[static_cast<size_t>(d)]) continue;
+      const auto& loc = n->source_location();
+      a.sizes.push_back({argument, path, d, k, loc ? fmt::format("{}:{} (aten::unbind)", loc->file, loc->line) : "aten::unbind"});
+    }
+  }
   for (const auto& [key, s] : seen) {
     const auto& [value, dim, line] = key;
     const auto& [argument, path] = inputs.at(value);
