@@ -13,7 +13,7 @@ void add_freeze_command(CLI::App& app);
 void add_optimize_command(CLI::App& app);
 void add_bench_threads_command(CLI::App& app);
 void add_parallel_info_command(CLI::App& app);
-// Subcommands of the command-line contract not built yet: they parse their flags and exit 3.
-void add_planned_commands(CLI::App& app);
+void add_check_trace_command(CLI::App& app);
+void add_diff_command(CLI::App& app);
 
 }  // namespace jitctl::cli

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
   jitctl::cli::add_dump_graph_command(app);
   jitctl::cli::add_dump_code_command(app);
   jitctl::cli::add_run_command(app);
-  jitctl::cli::add_planned_commands(app);
+  jitctl::cli::add_check_trace_command(app);
+  jitctl::cli::add_diff_command(app);
   jitctl::cli::add_freeze_command(app);
   jitctl::cli::add_optimize_command(app);
   jitctl::cli::add_bench_threads_command(app);
@@ -40,7 +41,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : static_cast<int>(jitctl::ExitCode::InvalidInput);
   } catch (const jitctl::Error& e) {
-    fmt::print(stderr, "jitctl: {}\n", one_line(e.what()));
+    if (*e.what()) fmt::print(stderr, "jitctl: {}\n", one_line(e.what()));
     return static_cast<int>(e.code());
   } catch (const std::bad_alloc&) {
     fmt::print(stderr, "jitctl: out of memory\n");

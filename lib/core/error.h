@@ -21,6 +21,11 @@ struct InvalidInput : Error {
   explicit InvalidInput(const std::string& what) : Error(ExitCode::InvalidInput, what) {}
 };
 
+// A check (check-trace, diff) found a problem (exit 1). Its report says what; main prints nothing.
+struct CheckFailed : Error {
+  CheckFailed() : Error(ExitCode::CheckFailed, "") {}
+};
+
 // Well-formed input using a feature jitctl does not implement yet.
 struct Unsupported : Error {
   explicit Unsupported(const std::string& what) : Error(ExitCode::Unsupported, what) {}

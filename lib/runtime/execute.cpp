@@ -299,3 +299,9 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
 }
 
 }  // namespace jitctl
+
+namespace jitctl {
+
+bool value_is_instance(const IValue& v, const TypePtr& t) { return value_is(v, t); }
+
+}  // namespace jitctl

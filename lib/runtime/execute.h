@@ -11,6 +11,9 @@ struct RuntimeState;
 // `rt` resolves interface calls (may be null for standalone graphs).
 void execute_function(const Plan& f, Stack& stack, RuntimeState* rt);
 
+// isinstance(v, t) as prim::isinstance answers it (for the tracer, which runs graphs itself).
+bool value_is_instance(const IValue& v, const TypePtr& t);
+
 // Defined with RuntimeState (interpreter.cpp): the method `name` of obj's runtime class.
 const Plan* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name);
 

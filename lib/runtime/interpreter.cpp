@@ -212,6 +212,7 @@ Method Runtime::method(const std::string& name) {
 const IValue& Runtime::module() const { return state_->module.root; }
 const std::string& Runtime::path() const { return state_->module.archive->path(); }
 const std::string& Runtime::class_name() const { return state_->module.class_name; }
+LoadedModule& Runtime::loaded_module() const { return state_->module; }
 
 Method plan_graph(std::shared_ptr<Graph> graph) {
   auto state = std::make_shared<RuntimeState>();

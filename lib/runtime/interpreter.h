@@ -18,6 +18,7 @@
 namespace jitctl {
 
 class Runtime;
+struct LoadedModule;  // lib/serialization/load_module.h
 struct Plan;  // lib/runtime/plan.h
 struct RuntimeState;
 
@@ -73,6 +74,9 @@ class Runtime {
   const IValue& module() const;
   const std::string& path() const;
   const std::string& class_name() const;
+  // The archive, its code and its object tree, as the interpreter prepared them (objects' attributes
+  // in slot order): for tools that run or rewrite the module's graphs themselves (the tracer).
+  LoadedModule& loaded_module() const;
 
  private:
   std::shared_ptr<RuntimeState> state_;

@@ -32,6 +32,7 @@ LAYERS = [
     ("kernels", ["lib/core"]),  # kernels see tensors and values, nothing of the compiler
     ("lib/runtime", None),
     ("lib/bench", None),
+    ("lib/check", None),
     ("cli", None),
     ("tests", None),
 ]

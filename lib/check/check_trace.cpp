@@ -1,0 +1,271 @@
+#include "lib/check/check_trace.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "lib/check/graph_diff.h"
+#include "lib/check/output_compare.h"
+#include "lib/check/traced_assumptions.h"
+#include "lib/core/error.h"
+#include "lib/frontend/graph_function.h"
+#include "lib/ir/constants.h"
+#include "lib/ir/graph_printer.h"
+#include "lib/runtime/inputs.h"
+#include "lib/runtime/interpreter.h"
+#include "lib/serialization/export.h"
+#include "lib/serialization/load_module.h"
+
+namespace jitctl {
+namespace {
+
+std::vector<IValue> read_inputs(const std::string& path, const Method& m, const std::string& method) {
+  std::vector<IValue> args = load_inputs(path);
+  if (args.size() < m.min_inputs() || args.size() > m.num_inputs())
+    throw InvalidInput(fmt::format("{}: method '{}' takes {} argument(s), the file gives {}", path, method,
+                                   m.min_inputs() == m.num_inputs()
+                                       ? std::to_string(m.num_inputs())
+                                       : fmt::format("{} to {}", m.min_inputs(), m.num_inputs()),
+                                   args.size()));
+  return args;
+}
+
+// The model raising on an input set is the input's problem, as for `jitctl run`.
+template <class F>
+auto model_call(const std::string& what, const std::string& inputs, F&& f) {
+  try {
+    return f();
+  } catch (const RaisedException& e) {
+    throw InvalidInput(fmt::format("{}: {} raises: {}", inputs, what, e.what()));
+  }
+}
+
+IValue run_graph_method(const Method& m, const IValue& self, std::vector<IValue> args) {
+  args.insert(args.begin(), self);
+  return m(std::move(args));
+}
+
+std::vector<OutputMismatch> compare_outputs(const IValue& actual, const IValue& expected, const std::string& against,
+                                            double rtol, const std::optional<double>& atol) {
+  std::vector<OutputMismatch> out;
+  const std::vector<Tensor> a = compared_tensors(actual), e = compared_tensors(expected);
+  for (size_t i = 0; i < a.size() && i < e.size(); ++i) {
+    const double at = atol ? *atol
+                           : (a[i].defined() && e[i].defined() ? default_atol(a[i].dtype(), e[i].dtype()) : 0.0);
+    if (auto why = tensors_mismatch(a[i], e[i], rtol, at)) out.push_back({i + 1, against, *why});
+  }
+  return out;
+}
+
+// PyTorch compares the tensor constants of two traces in order, up to the first node whose kind
+// differs, with torch.testing's default tolerances.
+std::string tensor_constants_differ(const Graph& a, const Graph& b) {
+  auto ia = a.nodes().begin(), ib = b.nodes().begin();
+  for (; ia != a.nodes().end() && ib != b.nodes().end(); ++ia, ++ib) {
+    const Node* na = *ia;
+    const Node* nb = *ib;
+    if (na->kind() != nb->kind()) break;
+    if (na->kind() != prim::Constant || !na->has_attribute(attr::value) || !nb->has_attribute(attr::value)) continue;
+    if (na->kind_of(attr::value) != AttributeKind::t || nb->kind_of(attr::value) != AttributeKind::t) continue;
+    const Tensor& ta = na->t(attr::value);
+    const Tensor& tb = nb->t(attr::value);
+    std::optional<std::string> why;
+    if (ta.dtype() != tb.dtype())
+      why = fmt::format("dtypes differ: {} and {}", dtype_name(ta.dtype()), dtype_name(tb.dtype()));
+    else
+      why = tensors_mismatch(tb, ta, default_rtol(ta.dtype(), tb.dtype()), default_atol(ta.dtype(), tb.dtype()));
+    if (why) {
+      std::string where = na->source_location() ? fmt::format(" at {}:{}", na->source_location()->file, na->source_location()->line) : "";
+      std::string node = node_to_string(*na);
+      if (!node.empty() && node.back() == '\n') node.pop_back();
+      return fmt::format("{}{}: {}", node, where, *why);
+    }
+  }
+  return "";
+}
+
+std::string first_difference(const GraphDiff& d) {
+  const GraphLine *a = nullptr, *b = nullptr;
+  for (const auto& h : d.hunks)
+    for (const auto& l : h) {
+      if (l.op == '-' && !a) a = &l.line;
+      if (l.op == '+' && !b) b = &l.line;
+    }
+  auto show = [](const char* label, const GraphLine* l) {
+    if (!l) return fmt::format("  {}: (nothing)\n", label);
+    return fmt::format("  {}: {}{}\n", label, l->text, l->where.empty() ? "" : "  # " + l->where);
+  };
+  return show("first trace", a) + show("this trace ", b);
+}
+
+void save_trace(Runtime& rt, const std::string& method, const std::shared_ptr<Graph>& trace, const std::string& path) {
+  LoadedModule& m = rt.loaded_module();
+  GraphOverrides overrides;
+  overrides[{m.class_name, method}] = trace;
+  export_module(m, path, overrides);
+}
+
+}  // namespace
+
+std::string InputSetCheck::status() const {
+  if (!run_error.empty()) return "the first trace fails on it";
+  if (graphs_differ || !assumptions.empty()) return "graphs differ";
+  if (!constants_differ.empty()) return "tensor constants differ";
+  if (!outputs.empty()) return "outputs differ";
+  return "ok";
+}
+
+CheckTraceReport check_trace(const std::string& model, const std::vector<std::string>& inputs,
+                             const std::vector<std::string>& expected, const CheckTraceOptions& o) {
+  if (inputs.empty()) throw InvalidInput("check-trace: give at least one input set (--inputs F)");
+  if (!expected.empty() && expected.size() != inputs.size())
+    throw InvalidInput(fmt::format("check-trace: --expected: one file per input set ({} given for {})", expected.size(),
+                                   inputs.size()));
+  CheckTraceReport report;
+  report.model = model;
+  report.method = o.method;
+  report.rtol = o.rtol;
+  report.atol = o.atol;
+  Runtime rt = Runtime::load(model);
+  Method own = rt.method(o.method);
+  LoadedModule& m = rt.loaded_module();
+  // The inlined graph: a traced module whose forward only calls submodules has no located node of its own.
+  report.traced_archive = is_traced_graph(*m.cu->graph_function(m.class_name, o.method)->inlined_graph());
+  const IValue self = rt.module();
+
+  // 1. The trace, on the first input set.
+  std::vector<IValue> first_args = read_inputs(inputs[0], own, o.method);
+  Trace first;
+  try {
+    first = model_call("the model", inputs[0], [&] {
+      return trace_method(rt, o.method, read_inputs(inputs[0], own, o.method), {o.traced_with_grad, o.strict});
+    });
+  } catch (const UntraceableModel& e) {
+    report.verdict = "untraceable";
+    report.untraceable = e.what();
+    return report;
+  }
+  report.trace = first.graph;
+  report.warnings = first.warnings;
+  for (const Node* n : nondeterministic_nodes(*first.graph)) {
+    std::string s = node_to_string(*n);
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    report.nondeterministic.push_back(s);
+  }
+  if (!o.save_trace.empty()) save_trace(rt, o.method, first.graph, o.save_trace);
+  const Method first_run = plan_graph(first.graph);
+  const std::vector<GraphLine> first_lines = canonical_graph_lines(*first.graph);
+  TracedAssumptions assumed;
+  if (report.traced_archive) assumed = find_traced_assumptions(*first.graph, m, first_args);
+
+  // 2. Every input set.
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    InputSetCheck set;
+    set.inputs = inputs[k];
+    if (!expected.empty()) set.expected = expected[k];
+    Trace again;
+    try {
+      again = model_call("the model", inputs[k], [&] {
+        return trace_method(rt, o.method, read_inputs(inputs[k], own, o.method), {false, o.strict});
+      });
+    } catch (const UntraceableModel& e) {
+      report.verdict = "untraceable";
+      report.untraceable = fmt::format("{}: {}", inputs[k], e.what());
+      return report;
+    } catch (const Unsupported&) {
+      throw;
+    } catch (const Error& e) {
+      // A traced archive's code is the trace itself: failing on this set is the trace failing on
+      // it (its shapes baked in), which the verdict counts as graphs that differ.
+      if (!report.traced_archive) throw;
+      set.run_error = e.what();
+      set.assumptions = broken_assumptions(assumed, read_inputs(inputs[k], own, o.method));
+      report.sets.push_back(std::move(set));
+      continue;
+    }
+    set.warnings = again.warnings;
+    const std::vector<GraphLine> lines = canonical_graph_lines(*again.graph);
+    GraphDiff diff = diff_graphs(first_lines, lines);
+    if (!diff.equal()) {
+      set.graphs_differ = true;
+      set.graph_diff = format_graph_diff(diff, fmt::format("trace of input set 1 ({})", inputs[0]),
+                                         fmt::format("trace of input set {} ({})", k + 1, inputs[k]));
+      set.first_difference = first_difference(diff);
+    } else {
+      set.constants_differ = tensor_constants_differ(*first.graph, *again.graph);
+    }
+
+    // The first trace on this input set, against the model's own outputs (or the expected ones).
+    // A trace that samples (random ops, dropout in training mode) gives other values than the
+    // model's own run: PyTorch reports every such output as not matching, after its warning that
+    // the trace had nondeterministic nodes. Its samples are not PyTorch's, so it is not run.
+    IValue traced_out;
+    bool ran = false;
+    if (!report.nondeterministic.empty()) {
+      set.outputs.push_back({1, "the model", fmt::format("the trace has nondeterministic nodes ({}): their samples differ "
+                                                         "from one run to the next",
+                                                         report.nondeterministic.size())});
+    } else try {
+      traced_out = run_graph_method(first_run, self, read_inputs(inputs[k], own, o.method));
+      ran = true;
+    } catch (const Unsupported&) {
+      throw;
+    } catch (const Error& e) {
+      set.run_error = e.what();
+    }
+    if (ran) {
+      IValue reference;
+      std::string against;
+      if (!expected.empty()) {
+        std::vector<IValue> e = load_inputs(expected[k]);
+        reference = e.size() == 1 ? e[0] : IValue([&] {
+          auto t = std::make_shared<TupleData>();
+          t->items = std::move(e);
+          return t;
+        }());
+        against = "the expected outputs";
+      } else {
+        reference = model_call("the model", inputs[k], [&] { return own(read_inputs(inputs[k], own, o.method)); });
+        against = "the model";
+      }
+      set.outputs = compare_outputs(traced_out, reference, against, o.rtol, o.atol);
+      if (set.outputs.empty()) {
+        const Method again_run = plan_graph(again.graph);
+        IValue repeated;
+        try {
+          repeated = run_graph_method(again_run, self, read_inputs(inputs[k], own, o.method));
+          set.outputs = compare_outputs(traced_out, repeated, "the repeated trace", o.rtol, o.atol);
+        } catch (const Unsupported&) {
+          throw;
+        } catch (const Error& e) {
+          set.run_error = fmt::format("the repeated trace fails: {}", e.what());
+        }
+      }
+    }
+    if (report.traced_archive) set.assumptions = broken_assumptions(assumed, read_inputs(inputs[k], own, o.method));
+    set.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    report.sets.push_back(std::move(set));
+  }
+
+  // 3. The verdict, in PyTorch's order.
+  report.verdict = "ok";
+  for (const auto& s : report.sets) {
+    if (!s.run_error.empty() || s.graphs_differ || !s.assumptions.empty()) {
+      // A traced archive's graph that fails on an input set was specialized to the traced one's
+      // shapes: the Python would have traced another graph for it, which PyTorch checks first.
+      const bool graphs = s.graphs_differ || !s.assumptions.empty() || report.traced_archive;
+      report.verdict = graphs ? "graphs_differ" : "outputs_differ";
+      return report;
+    }
+    if (!s.constants_differ.empty()) {
+      report.verdict = "outputs_differ";
+      return report;
+    }
+  }
+  for (const auto& s : report.sets)
+    if (!s.outputs.empty()) report.verdict = "outputs_differ";
+  return report;
+}
+
+}  // namespace jitctl
