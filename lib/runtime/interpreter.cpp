@@ -173,7 +173,7 @@ Runtime Runtime::load(const std::string& path) {
 std::vector<std::string> Runtime::missing_ops(const std::string& name) {
   std::lock_guard lock(state_->mu);
   if (!state_->module.cu->find_method(state_->module.class_name, name))
-    throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
+    throw InvalidInput(unknown_method_message(state_->module, name));
   state_->plan(state_->module.class_name, name);
   return state_->missing_list;
 }
@@ -181,7 +181,7 @@ std::vector<std::string> Runtime::missing_ops(const std::string& name) {
 Method Runtime::method(const std::string& name) {
   std::lock_guard lock(state_->mu);
   if (!state_->module.cu->find_method(state_->module.class_name, name))
-    throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
+    throw InvalidInput(unknown_method_message(state_->module, name));
   const Plan* f = state_->plan(state_->module.class_name, name);
   if (!state_->missing_list.empty())
     throw Unsupported(fmt::format("{}: method '{}' uses an operator without a kernel: {}{}", path(), name,
@@ -197,6 +197,19 @@ Method Runtime::method(const std::string& name) {
       schema_of(*state_->module.cu, *state_->module.cu->find_method(state_->module.class_name, name));
   for (size_t i = 1; i < schema.arguments.size(); ++i) m.defaults_.push_back(schema.arguments[i].default_value);
   return m;
+}
+
+std::vector<std::string> Runtime::method_names() const {
+  std::vector<std::string> out;
+  if (auto cls = state_->module.cu->find_class(state_->module.class_name))
+    for (const auto& m : cls->methods()) out.push_back(m.name);
+  return out;
+}
+
+FunctionSchema Runtime::schema(const std::string& method) const {
+  const auto* fn = state_->module.cu->find_method(state_->module.class_name, method);
+  if (!fn) throw InvalidInput(unknown_method_message(state_->module, method));
+  return schema_of(*state_->module.cu, *fn);
 }
 
 const IValue& Runtime::module() const { return state_->module.root; }
