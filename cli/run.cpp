@@ -181,7 +181,14 @@ void add_run_command(CLI::App& app) {
       t->items = call.args;
       write_outputs(a.save_inputs, IValue(std::move(t)));
     }
-    IValue result = call.method(std::move(call.args));
+    IValue result;
+    try {
+      result = call.method(std::move(call.args));
+    } catch (const RaisedException&) {
+      throw;  // PyTorch's words for the model's own exception
+    } catch (const Error& e) {
+      throw Error(e.code(), fmt::format("{}: {}", a.model == "-" ? "<stdin>" : a.model, e.what()));
+    }
     if (!a.output.empty())
       write_outputs(a.output, result, a.output_format);
     else if (a.format == "json")

@@ -19,7 +19,7 @@ namespace jitctl {
 
 // Everything planned for one module, shared by its Methods. Planning takes the mutex; running
 // does not, except for the first call of an interface method on a class.
-struct RuntimeState final : CalleeResolver {
+struct RuntimeState final : CalleeResolver, std::enable_shared_from_this<RuntimeState> {
   LoadedModule module;
   std::recursive_mutex mu;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Plan>> plans;
@@ -226,6 +226,10 @@ Method plan_graph(std::shared_ptr<Graph> graph) {
   state->subgraphs.push_back(std::move(cf));
   m.state_ = std::move(state);
   return m;
+}
+
+std::shared_ptr<const void> runtime_keep_alive(RuntimeState* rt) {
+  return rt ? std::shared_ptr<const void>(rt->shared_from_this()) : nullptr;
 }
 
 const Plan* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name) {
