@@ -2,6 +2,7 @@
 // What a pass may need besides its graph, filled by whoever runs it (the registry's pipelines pass
 // it to every step). Most passes need nothing; `inline` needs the graphs of the functions calls
 // name, which only a layer above knows (lib/frontend's GraphFunction supplies them).
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -21,6 +22,9 @@ struct PassContext {
   // For `inline`: the graph each call is replaced by (see passes/inliner.h). Running `inline`
   // without it is a programming error (std::logic_error).
   CalleeGraphFn callees;
+  // For `replace-old-operators`: the file-format version of the archive whose code the graph was
+  // compiled from (passes/replace_old_operators.h); -1 (not from an archive) leaves it alone.
+  int64_t operator_version = -1;
 };
 
 }  // namespace jitctl

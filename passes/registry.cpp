@@ -20,6 +20,7 @@
 #include "passes/loop_continuations.h"
 #include "passes/lower_simple_tuples.h"
 #include "passes/peephole.h"
+#include "passes/replace_old_operators.h"
 
 namespace jitctl {
 namespace {

@@ -1,5 +1,5 @@
-// The transformer fast path of torch 1.13 (nn.TransformerEncoderLayer / nn.MultiheadAttention in
-// evaluation): _native_multi_head_attention and _transformer_encoder_layer_fwd, with ATen's
+// Attention: scaled_dot_product_attention (PyTorch 2.x), and the transformer fast path of torch
+// 1.13 and 2.x (nn.TransformerEncoderLayer / nn.MultiheadAttention in evaluation): _native_multi_head_attention and _transformer_encoder_layer_fwd, with ATen's
 // order of operations: q = (x Wqᵀ + bq) / sqrt(head_dim), softmax(q kᵀ) v per head, output
 // projection; the encoder layer adds residuals, layer norms (before or after) and the
 // feed-forward block (relu or exact gelu). Nested tensors (padding masks turned into ragged
@@ -21,6 +21,7 @@ namespace {
 
 // Which (query, key) pairs are excluded, as a bool tensor broadcast to [B, H, T, S] by strides.
 struct Mask {
+  Tensor owned;  // a float mask's bool form
   const bool* data = nullptr;
   int64_t sb = 0, sh = 0, st = 0, ss = 0;
   bool masked(int64_t b, int64_t h, int64_t t, int64_t s) const { return data && data[b * sb + h * sh + t * st + s * ss]; }
@@ -28,10 +29,13 @@ struct Mask {
 
 // mask_type 0: [T, S] attention mask; 1: [B, S] key padding mask; otherwise a mask of up to 4
 // dims broadcast to [B, H, T, S] (2-D masks read as [T, S] unless they are [B, S] and not [T, S]).
-Mask make_mask(const Tensor& m, int64_t b, int64_t h, int64_t t, int64_t s, const IValue& mask_type) {
+Mask make_mask(const Tensor& m_arg, int64_t b, int64_t h, int64_t t, int64_t s, const IValue& mask_type) {
   Mask mk;
-  if (!m.defined()) return mk;
-  if (m.dtype() != DType::Bool) throw Unsupported("_native_multi_head_attention: a non-bool mask");
+  if (!m_arg.defined()) return mk;
+  // PyTorch 2.x passes nn.MultiheadAttention's masks as float (0 / -inf); ATen's masked softmax
+  // reads any nonzero entry as masked out.
+  if (m_arg.dtype() != DType::Bool) mk.owned = to_dtype(m_arg, DType::Bool);
+  const Tensor& m = m_arg.dtype() == DType::Bool ? m_arg : mk.owned;
   mk.data = data_of<bool>(m);
   const int64_t d = m.dim();
   const auto& sz = m.sizes();
@@ -270,6 +274,170 @@ void k_nested_unsupported(Stack&) {
   throw Unsupported("nested tensors (nn.TransformerEncoder fast path with src_key_padding_mask: aten::_nested_tensor_from_mask, aten::to_padded_tensor)");
 }
 
+// The dtype as c10's operator<< names it in SDPA's checks ("float", "double", "long int").
+const char* c_type_name(DType d) {
+  switch (d) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::Float16: return "c10::Half";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Int64: return "long int";
+    case DType::Int32: return "int";
+    case DType::Int16: return "short int";
+    case DType::Int8: return "signed char";
+    case DType::UInt8: return "unsigned char";
+    case DType::Bool: return "bool";
+    default: return "unknown";
+  }
+}
+
+// scaled_dot_product_attention(q [..., L, E], k [..., S, E], v [..., S, Ev], attn_mask, dropout_p,
+// is_causal, *, scale, enable_gqa): softmax(q kᵀ · scale + mask) v per batch entry, the batch dims
+// of q, k, v and the mask broadcast together. A bool mask keeps the true entries, a float mask is
+// added; is_causal keeps the lower triangle. enable_gqa (2.5+) lets q have a multiple of k's heads
+// (dim -3): q head h reads k/v head h / (Hq / Hk). A row with every entry masked gives zeros, as
+// PyTorch 2.5+ (2.4 gave NaN there).
+void k_sdpa(Stack& s) {
+  const Tensor &q = s[0].to_tensor(), &k = s[1].to_tensor(), &v = s[2].to_tensor();
+  const Tensor mask = optional_tensor(s[3]);
+  const double dropout_p = s[4].to_double();
+  const bool causal = s[5].to_bool();
+  const bool gqa = s.size() > 7 && s[7].to_bool();
+  if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2)
+    throw InvalidInput(fmt::format("scaled_dot_product_attention: expected query, key and value of at least 2 dims, got {}, {} and {}",
+                                   q.dim(), k.dim(), v.dim()));
+  if (dropout_p != 0.0) throw Unsupported("scaled_dot_product_attention with dropout_p > 0 (random dropout)");
+  if (causal && mask.defined()) throw InvalidInput("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+  if (q.dtype() != k.dtype() || q.dtype() != v.dtype())
+    throw InvalidInput(fmt::format("Expected query, key, and value to have the same dtype, but got query.dtype: {} key.dtype: {} and value.dtype: {} instead.",
+                                   c_type_name(q.dtype()), c_type_name(k.dtype()), c_type_name(v.dtype())));
+  const int64_t E = q.sizes().back();
+  const int64_t Lq = q.sizes()[q.dim() - 2], S = k.sizes()[k.dim() - 2], Ev = v.sizes().back();
+  if (k.sizes().back() != E)
+    throw InvalidInput(fmt::format("scaled_dot_product_attention: query and key must have the same last dim, got {} and {}", E, k.sizes().back()));
+  if (v.sizes()[v.dim() - 2] != S)
+    throw InvalidInput(fmt::format("scaled_dot_product_attention: key and value must have the same sequence length, got {} and {}", S,
+                                   v.sizes()[v.dim() - 2]));
+  auto batch_of = [](const Tensor& t) { return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2); };
+  std::vector<int64_t> qb = batch_of(q), kb = batch_of(k), vb = batch_of(v);
+  int64_t group = 1;  // q heads per k/v head
+  if (gqa && !qb.empty() && !kb.empty() && qb.back() != kb.back()) {
+    if (kb.back() == 0 || qb.back() % kb.back() != 0 || vb.empty() || vb.back() != kb.back())
+      throw InvalidInput("scaled_dot_product_attention: number of heads in key and value must divide the number of heads in query");
+    group = qb.back() / kb.back();
+    kb.back() = vb.back() = qb.back();  // broadcast as if repeated; indexed through `group` below
+  }
+  std::vector<int64_t> batch = broadcast_shapes(broadcast_shapes(qb, kb), vb);
+  if (mask.defined()) {
+    if (mask.dim() < 2)  // PyTorch reads the mask's dim -2
+      throw InvalidInput(fmt::format("Dimension out of range (expected to be in range of [{}, {}], but got -2)", -std::max<int64_t>(mask.dim(), 1),
+                                     std::max<int64_t>(mask.dim(), 1) - 1));
+    const int64_t mt = mask.dim() >= 2 ? mask.sizes()[mask.dim() - 2] : -1, ms = mask.dim() >= 1 ? mask.sizes().back() : -1;
+    if (mask.dim() < 2 || (mt != Lq && mt != 1) || (ms != S && ms != 1))
+      throw InvalidInput(fmt::format("scaled_dot_product_attention: attn_mask of size {} does not broadcast to [..., {}, {}]",
+                                     shape_string(mask.sizes()), Lq, S));
+    if (mask.dtype() != DType::Bool && mask.dtype() != q.dtype())
+      throw InvalidInput(fmt::format("Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: {} and  query.dtype: {} instead.",
+                                     c_type_name(mask.dtype()), c_type_name(q.dtype())));
+    batch = broadcast_shapes(batch, batch_of(mask));
+  }
+  int64_t nbatch = 1;
+  for (auto d : batch) nbatch *= d;
+  // Per-operand element offsets of each flattened batch entry, from broadcast strides.
+  auto offsets = [&](const Tensor& t, bool grouped) {
+    std::vector<int64_t> off(static_cast<size_t>(nbatch), 0);
+    const int64_t tb = t.dim() - 2, nb = static_cast<int64_t>(batch.size());
+    for (int64_t i = 0; i < nbatch; ++i) {
+      int64_t r = i, o = 0;
+      for (int64_t d = nb - 1; d >= 0; --d) {
+        int64_t idx = r % batch[d];
+        r /= batch[d];
+        const int64_t td = d - (nb - tb);
+        if (td < 0) continue;
+        if (grouped && d == nb - 1) idx /= group;
+        if (t.sizes()[td] != 1) o += idx * t.strides()[td];
+      }
+      off[i] = o;
+    }
+    return off;
+  };
+  const std::vector<int64_t> qo = offsets(q, false), ko = offsets(k, true), vo = offsets(v, true);
+  const std::vector<int64_t> mo = mask.defined() ? offsets(mask, false) : std::vector<int64_t>();
+  std::vector<int64_t> out_sizes = batch;
+  out_sizes.push_back(Lq);
+  out_sizes.push_back(Ev);
+  Tensor out = Tensor::empty(q.dtype(), out_sizes);
+  if (out.numel() == 0) {
+    s.assign(1, IValue(std::move(out)));
+    return;
+  }
+  dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+    using T = decltype(tag);
+    const double scale = s.size() > 6 && !s[6].is_none() ? s[6].to_double() : 1.0 / std::sqrt(static_cast<double>(E));
+    const T* qd = data_of<T>(q);
+    const T* kd = data_of<T>(k);
+    const T* vd = data_of<T>(v);
+    T* od = mutable_data_of<T>(out);
+    const int64_t qs0 = q.strides()[q.dim() - 2], qs1 = q.strides()[q.dim() - 1];
+    const int64_t ks0 = k.strides()[k.dim() - 2], ks1 = k.strides()[k.dim() - 1];
+    const int64_t vs0 = v.strides()[v.dim() - 2], vs1 = v.strides()[v.dim() - 1];
+    const int64_t ms0 = mask.defined() && mask.sizes()[mask.dim() - 2] != 1 ? mask.strides()[mask.dim() - 2] : 0;
+    const int64_t ms1 = mask.defined() && mask.sizes().back() != 1 ? mask.strides().back() : 0;
+    parallel_for(0, nbatch, 1, [&](int64_t b0, int64_t b1) {
+      std::vector<T> sc(static_cast<size_t>(Lq * S));
+      std::vector<bool> keep(static_cast<size_t>(Lq * S));
+      for (int64_t b = b0; b < b1; ++b) {
+        const MatRef<T> qm{qd + qo[b], Lq, E, qs0, qs1}, km{kd + ko[b], S, E, ks0, ks1}, vm{vd + vo[b], S, Ev, vs0, vs1};
+        if (gemm_readable(qm) && gemm_readable(km)) {
+          gemm<T>(qm, transposed(km), sc.data(), S, static_cast<T>(scale), T(0));
+        } else {
+          for (int64_t i = 0; i < Lq; ++i)
+            for (int64_t j = 0; j < S; ++j) {
+              T acc = 0;
+              for (int64_t e = 0; e < E; ++e) acc += qm.data[i * qs0 + e * qs1] * km.data[j * ks0 + e * ks1];
+              sc[i * S + j] = acc * static_cast<T>(scale);
+            }
+        }
+        for (int64_t i = 0; i < Lq; ++i)
+          for (int64_t j = 0; j < S; ++j) {
+            bool kp = !causal || j <= i;
+            if (mask.defined()) {
+              const int64_t at = mo[b] + i * ms0 + j * ms1;
+              if (mask.dtype() == DType::Bool) kp = kp && data_of<bool>(mask)[at];
+              else sc[i * S + j] += data_of<T>(mask)[at];
+            }
+            keep[i * S + j] = kp && sc[i * S + j] != -std::numeric_limits<T>::infinity();
+          }
+        for (int64_t i = 0; i < Lq; ++i) {
+          T* row = sc.data() + i * S;
+          T mx = -std::numeric_limits<T>::infinity();
+          for (int64_t j = 0; j < S; ++j)
+            if (keep[i * S + j]) mx = std::max(mx, row[j]);
+          T sum = 0;
+          for (int64_t j = 0; j < S; ++j) {
+            row[j] = keep[i * S + j] ? std::exp(row[j] - mx) : T(0);
+            sum += row[j];
+          }
+          const T inv = sum > 0 ? T(1) / sum : T(0);
+          for (int64_t j = 0; j < S; ++j) row[j] *= inv;
+        }
+        T* o = od + b * Lq * Ev;
+        if (gemm_readable(vm)) {
+          gemm<T>(row_major(static_cast<const T*>(sc.data()), Lq, S, S), vm, o, Ev, T(1), T(0));
+        } else {
+          for (int64_t i = 0; i < Lq; ++i)
+            for (int64_t e = 0; e < Ev; ++e) {
+              T acc = 0;
+              for (int64_t j = 0; j < S; ++j) acc += sc[i * S + j] * vm.data[j * vs0 + e * vs1];
+              o[i * Ev + e] = acc;
+            }
+        }
+      }
+    });
+  });
+  s.assign(1, IValue(std::move(out)));
+}
+
 }  // namespace
 }  // namespace jitctl::cpu
 
@@ -277,6 +445,7 @@ namespace jitctl {
 
 void register_attention_kernels() {
   register_kernel("aten::_native_multi_head_attention", cpu::k_native_mha);
+  register_kernel("aten::scaled_dot_product_attention", cpu::k_sdpa);
   register_kernel("aten::_transformer_encoder_layer_fwd", cpu::k_encoder_layer);
   register_kernel("aten::_nested_tensor_from_mask_left_aligned", cpu::k_nested_left_aligned);
   register_kernel("aten::_nested_tensor_from_mask", cpu::k_nested_unsupported);

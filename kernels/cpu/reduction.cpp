@@ -473,6 +473,144 @@ std::pair<Tensor, Tensor> topk_impl(const Tensor& self, int64_t k, int64_t dim, 
   return {values, indices};
 }
 
+// ---- logsumexp, nansum/nanmean, count_nonzero, cumulative ops, kthvalue ------------------------
+
+// log(sum(exp(x))) over dims, stable: the max is taken out first (an infinite max is the answer).
+Tensor logsumexp_impl(const Tensor& self, const IValue& dim, bool keepdim) {
+  const Tensor x = is_floating(self.dtype()) ? self : to_dtype(self, DType::Float32);
+  const Reduce p = plan_reduce(x, dims_arg(dim, x.dim(), "logsumexp"), keepdim);
+  Tensor out = Tensor::empty(x.dtype(), p.out_sizes);
+  dispatch_dtype(x.dtype(), "logsumexp", [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (kIsFloat<T>) {
+      const T* src = data_of<T>(p.x);
+      T* dst = mutable_data_of<T>(out);
+      parallel_rows(p, [&](int64_t o, int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          T m = -std::numeric_limits<T>::infinity();
+          for (int64_t r = 0; r < p.R; ++r) m = std::max(m, src[(o * p.R + r) * p.inner + i]);
+          if (std::isinf(m)) {
+            dst[o * p.inner + i] = m;
+            continue;
+          }
+          double acc = 0;
+          for (int64_t r = 0; r < p.R; ++r) acc += std::exp(static_cast<double>(src[(o * p.R + r) * p.inner + i] - m));
+          dst[o * p.inner + i] = static_cast<T>(std::log(acc) + m);
+        }
+      });
+    }
+  });
+  return out;
+}
+
+// Sum (or mean) leaving NaNs out.
+Tensor nansum_impl(const Tensor& self, const IValue& dim, bool keepdim, const IValue& dtype, bool mean) {
+  DType out_dt = self.dtype();
+  if (auto d = optional_scalar_type_arg(dtype)) out_dt = *d;
+  else if (!is_floating(out_dt)) out_dt = mean ? out_dt : DType::Int64;
+  if (mean && !is_floating(out_dt))
+    throw InvalidInput(fmt::format("nanmean(): expected input to have floating point or complex dtype but got {}", scalar_type_name(out_dt)));
+  if (!is_floating(out_dt)) return sum_impl(self, dim, keepdim, dtype, false);
+  const Tensor x = to_dtype(self, out_dt);
+  const Reduce p = plan_reduce(x, dims_arg(dim, x.dim(), mean ? "nanmean" : "nansum"), keepdim);
+  Tensor out;
+  dispatch_dtype(out_dt, "nansum", [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (kIsFloat<T>) {
+      using P = std::pair<double, int64_t>;
+      out = reduce_with<T, T, P>(p, out_dt, P{0.0, 0}, [](P a, T v) { return v != v ? a : P{a.first + v, a.second + 1}; },
+                                 [](P a, P b) { return P{a.first + b.first, a.second + b.second}; },
+                                 [mean](P a) { return static_cast<T>(mean ? a.first / static_cast<double>(a.second) : a.first); });
+    }
+  });
+  return out;
+}
+
+Tensor count_nonzero_impl(const Tensor& self, const std::vector<int64_t>& dims) {
+  const Reduce p = plan_reduce(self, dims, false);
+  Tensor out;
+  dispatch_dtype(self.dtype(), "count_nonzero", [&](auto tag) {
+    using T = decltype(tag);
+    out = reduce_with<T, int64_t, int64_t>(p, DType::Int64, int64_t{0}, [](int64_t a, T v) { return a + (v != T(0)); },
+                                           [](int64_t a, int64_t b) { return a + b; }, [](int64_t a) { return a; });
+  });
+  return out;
+}
+
+// Running product / max / min / log-sum-exp along a dim. Kind: 0 cumprod, 1 cummax, 2 cummin, 3 logcumsumexp.
+std::pair<Tensor, Tensor> cumulative(const Tensor& self, int64_t dim, int kind, const IValue& dtype) {
+  DType out_dt = self.dtype();
+  if (kind == 0) {
+    if (auto d = optional_scalar_type_arg(dtype)) out_dt = *d;
+    else if (!is_floating(out_dt)) out_dt = DType::Int64;
+  }
+  if (kind == 3 && !is_floating(out_dt)) out_dt = DType::Float32;
+  const Tensor x = to_dtype(self, out_dt);
+  Tensor values = Tensor::empty(out_dt, x.sizes());
+  Tensor indices = kind == 1 || kind == 2 ? Tensor::empty(DType::Int64, x.sizes()) : Tensor();
+  if (x.numel() == 0) return {values, indices};
+  const Tensor xs = x.dim() == 0 ? make_view(contiguous(x), {1}, {1}, contiguous(x).storage_offset()) : x;
+  const int64_t d = wrap_dim(dim, xs.dim());
+  const Reduce p = plan_reduce(xs, {d}, true);
+  dispatch_dtype(out_dt, "cumulative", [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = data_of<T>(p.x);
+    T* dst = mutable_data_of<T>(values);
+    int64_t* ix = indices.defined() ? mutable_data_of<int64_t>(indices) : nullptr;
+    parallel_rows(p, [&](int64_t o, int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        acc_t<T> prod = 1;
+        double lse = -std::numeric_limits<double>::infinity();
+        T best{};
+        int64_t bi = 0;
+        for (int64_t r = 0; r < p.R; ++r) {
+          const int64_t k = (o * p.R + r) * p.inner + i;
+          const T v = src[k];
+          if (kind == 0) {
+            prod *= static_cast<acc_t<T>>(v);
+            dst[k] = static_cast<T>(prod);
+          } else if (kind == 3) {
+            const double a = static_cast<double>(v);
+            const double m = std::max(lse, a);
+            lse = std::isinf(m) && m < 0 ? m : m + std::log(std::exp(lse - m) + std::exp(a - m));
+            dst[k] = static_cast<T>(lse);
+          } else {
+            bool take = r == 0;
+            if constexpr (kIsFloat<T>) take = take || v != v || (best == best && (kind == 1 ? v >= best : v <= best));
+            else take = take || (kind == 1 ? v >= best : v <= best);
+            if (take) best = v, bi = r;
+            dst[k] = best;
+            ix[k] = bi;
+          }
+        }
+      }
+    });
+  });
+  return {values, indices};
+}
+
+// The k-th smallest along dim (1-based) and its index.
+std::pair<Tensor, Tensor> kthvalue_impl(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  const int64_t d = self.dim() == 0 ? 0 : wrap_dim(dim, self.dim());
+  const int64_t n = self.dim() == 0 ? 1 : self.sizes()[d];
+  if (k < 1 || k > n) throw InvalidInput(fmt::format("kthvalue(): selected number k out of range for dimension {}", d));
+  auto [v, ix] = topk_impl(self, k, d, false, true, true);
+  // The last of the k smallest.
+  Stack st{IValue(v), IValue(d), IValue(k - 1)};
+  find_kernel("aten::select.int")(st);
+  Tensor vk = contiguous(st[0].to_tensor());
+  Stack si{IValue(ix), IValue(d), IValue(k - 1)};
+  find_kernel("aten::select.int")(si);
+  Tensor ik = contiguous(si[0].to_tensor());
+  if (keepdim && self.dim() > 0) {
+    std::vector<int64_t> sz = self.sizes();
+    sz[d] = 1;
+    vk = make_view(vk, sz, contiguous_strides(sz), vk.storage_offset());
+    ik = make_view(ik, sz, contiguous_strides(sz), ik.storage_offset());
+  }
+  return {vk, ik};
+}
+
 void set_two(Stack& s, std::pair<Tensor, Tensor> r) {
   s.clear();
   s.emplace_back(std::move(r.first));
@@ -543,6 +681,14 @@ void register_reduction_kernels() {
     const Tensor& x = targ(s, 0);
     set_output(s, norm_impl(x, s[1], reduction_dims(s[2], x.dim(), "norm"), s[3].to_bool()));
   });
+  register_kernel("aten::norm.ScalarOpt_dtype", [](Stack& s) {
+    const Tensor x = to_dtype(targ(s, 0), scalar_type_arg(s[2]));
+    set_output(s, norm_impl(x, s[1], reduction_dims(IValue(), x.dim(), "norm"), false));
+  });
+  register_kernel("aten::norm.ScalarOpt_dim_dtype", [](Stack& s) {
+    const Tensor x = to_dtype(targ(s, 0), scalar_type_arg(s[4]));
+    set_output(s, norm_impl(x, s[1], reduction_dims(s[2], x.dim(), "norm"), s[3].to_bool()));
+  });
   register_kernel("aten::frobenius_norm", [](Stack& s) {
     const Tensor& x = targ(s, 0);
     set_output(s, norm_impl(x, IValue(), reduction_dims(IValue(), x.dim(), "frobenius_norm"), false));
@@ -557,6 +703,53 @@ void register_reduction_kernels() {
   register_kernel("aten::cumsum", [](Stack& s) { set_output(s, cumsum_impl(targ(s, 0), s[1].to_int(), s[2])); });
   register_kernel("aten::topk", [](Stack& s) {
     set_two(s, topk_impl(targ(s, 0), s[1].to_int(), s[2].to_int(), s[3].to_bool(), s[4].to_bool(), false));
+  });
+  register_kernel("aten::logsumexp", [](Stack& s) { set_output(s, logsumexp_impl(targ(s, 0), s[1], s[2].to_bool())); });
+  register_kernel("aten::nansum", [](Stack& s) { set_output(s, nansum_impl(targ(s, 0), s[1], s[2].to_bool(), s[3], false)); });
+  register_kernel("aten::nanmean", [](Stack& s) { set_output(s, nansum_impl(targ(s, 0), s[1], s[2].to_bool(), s[3], true)); });
+  register_kernel("aten::count_nonzero", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, count_nonzero_impl(x, s[1].is_none() ? reduction_dims(IValue(), x.dim(), "count_nonzero")
+                                                        : std::vector<int64_t>{wrap_dim(s[1].to_int(), x.dim())}));
+  });
+  register_kernel("aten::count_nonzero.dim_IntList", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, count_nonzero_impl(x, reduction_dims(s[1], x.dim(), "count_nonzero")));
+  });
+  register_kernel("aten::all.dims", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, any_all_impl(x, reduction_dims(s[1], x.dim(), "all"), s[2].to_bool(), false));
+  });
+  register_kernel("aten::any.dims", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, any_all_impl(x, reduction_dims(s[1], x.dim(), "any"), s[2].to_bool(), true));
+  });
+  register_kernel("aten::aminmax", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    const auto dims = s[1].is_none() ? reduction_dims(IValue(), x.dim(), "aminmax") : std::vector<int64_t>{wrap_dim(s[1].to_int(), x.dim())};
+    const bool keep = s[2].to_bool();
+    set_two(s, {extreme_impl(x, dims, keep, false, "aminmax"), extreme_impl(x, dims, keep, true, "aminmax")});
+  });
+  register_kernel("aten::cumprod", [](Stack& s) { set_output(s, cumulative(targ(s, 0), s[1].to_int(), 0, s[2]).first); });
+  register_kernel("aten::cummax", [](Stack& s) { set_two(s, cumulative(targ(s, 0), s[1].to_int(), 1, IValue())); });
+  register_kernel("aten::cummin", [](Stack& s) { set_two(s, cumulative(targ(s, 0), s[1].to_int(), 2, IValue())); });
+  register_kernel("aten::logcumsumexp", [](Stack& s) { set_output(s, cumulative(targ(s, 0), s[1].to_int(), 3, IValue()).first); });
+  register_kernel("aten::kthvalue", [](Stack& s) {
+    set_two(s, kthvalue_impl(targ(s, 0), s[1].to_int(), s[2].to_int(), s[3].to_bool()));
+  });
+  register_kernel("aten::sort.stable", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    const int64_t d = x.dim() == 0 ? 0 : wrap_dim(s[2].to_int(), x.dim());
+    set_two(s, topk_impl(x, x.dim() == 0 ? 1 : x.sizes()[d], d, s[3].to_bool(), true, true));
+  });
+  register_kernel("aten::argsort.stable", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    const int64_t d = x.dim() == 0 ? 0 : wrap_dim(s[2].to_int(), x.dim());
+    set_output(s, topk_impl(x, x.dim() == 0 ? 1 : x.sizes()[d], d, s[3].to_bool(), true, true).second);
+  });
+  register_kernel("aten::msort", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    set_output(s, topk_impl(x, x.dim() == 0 ? 1 : x.sizes()[0], 0, false, true, true).first);
   });
   register_kernel("aten::sort", [](Stack& s) {
     const Tensor& x = targ(s, 0);

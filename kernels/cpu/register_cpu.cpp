@@ -18,6 +18,10 @@ void register_cpu_kernels() {
   register_rnn_kernels();
   register_attention_kernels();
   register_embedding_kernels();
+  register_statistics_kernels();
+  register_indexing_kernels();
+  register_math_kernels();
+  register_tensor_algebra_kernels();
 }
 
 }  // namespace jitctl

@@ -22,5 +22,9 @@ void register_norm_kernels();        // batch/layer/group norm
 void register_rnn_kernels();         // lstm, gru
 void register_attention_kernels();   // _native_multi_head_attention, _transformer_encoder_layer_fwd
 void register_embedding_kernels();   // embedding
+void register_statistics_kernels();  // std/var (+ _mean), median, mode, quantile
+void register_math_kernels();        // acos.., exp2, erfc, isnan.., atan2, hypot, fmod, lerp, addcmul, aliases
+void register_indexing_kernels();
+void register_tensor_algebra_kernels();  // einsum, outer, cross, trace, diag, vector norms, cosine_similarity    // index/index_put, scatter, masked_select, take, nonzero ...
 
 }  // namespace jitctl

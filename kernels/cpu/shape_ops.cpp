@@ -707,6 +707,229 @@ Tensor index_impl(const Tensor& self, const IValue& list) {
   return contiguous(permute_impl(out, order));
 }
 
+// self[indices] = values (or += with accumulate): the positions index_impl reads, in the layout of
+// its result, which `values` is broadcast to.
+void index_put_into(Tensor& self, const IValue& list, const Tensor& values, bool accumulate) {
+  std::vector<std::optional<Tensor>> idx;
+  for (const auto& v : list.to_list()->items) {
+    if (v.is_none()) {
+      idx.emplace_back();
+      continue;
+    }
+    const Tensor& t = v.to_tensor();
+    if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
+      for (auto& m : mask_to_indices(t.dtype() == DType::Bool ? t : to_dtype(t, DType::Bool))) idx.emplace_back(m);
+    } else {
+      idx.emplace_back(t);
+    }
+  }
+  if (static_cast<int64_t>(idx.size()) > self.dim())
+    throw InvalidInput(fmt::format("too many indices for tensor of dimension {} (got {})", self.dim(), idx.size()));
+  if (values.dtype() != self.dtype())
+    throw InvalidInput(fmt::format("Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
+                                   scalar_type_name(self.dtype()), scalar_type_name(values.dtype())));
+  while (static_cast<int64_t>(idx.size()) < self.dim()) idx.emplace_back();
+  std::vector<int64_t> indexed, pre, post, bshape;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (idx[d]) {
+      indexed.push_back(d);
+      bshape = indexed.size() == 1 ? idx[d]->sizes() : broadcast_shapes(bshape, idx[d]->sizes());
+    }
+  }
+  const bool adjacent = !indexed.empty() && indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (idx[d]) continue;
+    if (adjacent && d < indexed.front()) pre.push_back(d);
+    else post.push_back(d);
+  }
+  int64_t bnumel = 1;
+  for (auto n : bshape) bnumel *= n;
+  std::vector<int64_t> offs(static_cast<size_t>(bnumel), self.storage_offset());
+  for (auto d : indexed) {
+    const Tensor bc = contiguous(to_dtype(expand_to(*idx[d], bshape), DType::Int64));
+    const auto pos = positions(bc, self.sizes()[d], d);
+    for (int64_t i = 0; i < bnumel; ++i) offs[i] += pos[i] * self.strides()[d];
+  }
+  // The result layout: pre dims, broadcast index dims, post dims.
+  std::vector<int64_t> rshape;
+  for (auto d : pre) rshape.push_back(self.sizes()[d]);
+  rshape.insert(rshape.end(), bshape.begin(), bshape.end());
+  for (auto d : post) rshape.push_back(self.sizes()[d]);
+  std::vector<int64_t> vb;
+  try {
+    vb = broadcast_shapes(values.sizes(), rshape);
+  } catch (const InvalidInput&) {
+  }
+  if (vb != rshape)
+    throw InvalidInput(fmt::format("shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
+                                   shape_string(values.sizes()), shape_string(rshape)));
+  const Tensor src = contiguous(expand_to(values, rshape));
+  int64_t rnumel = 1;
+  for (auto n : rshape) rnumel *= n;
+  const int64_t npre = static_cast<int64_t>(pre.size()), nb = static_cast<int64_t>(bshape.size());
+  std::vector<int64_t> c(rshape.size(), 0);
+  dispatch_dtype(self.dtype(), "index_put_", [&](auto tag) {
+    using T = decltype(tag);
+    T* base = static_cast<T*>(self.mutable_data()) - self.storage_offset();
+    const T* sv = data_of<T>(src);
+    for (int64_t i = 0; i < rnumel; ++i) {
+      int64_t b = 0, off = 0;
+      for (int64_t k = 0; k < nb; ++k) b = b * bshape[k] + c[npre + k];
+      off = offs.empty() ? self.storage_offset() : offs[b];
+      for (int64_t k = 0; k < npre; ++k) off += c[k] * self.strides()[pre[k]];
+      for (size_t k = 0; k < post.size(); ++k) off += c[npre + nb + k] * self.strides()[post[k]];
+      if (accumulate) base[off] = static_cast<T>(base[off] + sv[i]);
+      else base[off] = sv[i];
+      for (int64_t d = static_cast<int64_t>(rshape.size()) - 1; d >= 0; --d) {
+        if (++c[d] < rshape[d]) break;
+        c[d] = 0;
+      }
+    }
+  });
+}
+
+// triu/tril over the last two dims: entries below (triu) or above (tril) diagonal `k` become 0.
+void triangle_into(Tensor& out, int64_t k, bool upper, const char* op) {
+  if (out.dim() < 2) throw InvalidInput(fmt::format("{}: input tensor must have at least 2 dimensions", op));
+  const int64_t r = out.sizes()[out.dim() - 2], c = out.sizes()[out.dim() - 1];
+  const int64_t mats = r * c == 0 ? 0 : out.numel() / (r * c);
+  std::vector<int64_t> batch(out.sizes().begin(), out.sizes().end() - 2);
+  const size_t es = element_size(out.dtype());
+  char* base = static_cast<char*>(out.mutable_data()) - out.storage_offset() * static_cast<int64_t>(es);
+  std::vector<int64_t> bi(batch.size(), 0);
+  for (int64_t m = 0; m < mats; ++m) {
+    int64_t off = out.storage_offset();
+    for (size_t d = 0; d < batch.size(); ++d) off += bi[d] * out.strides()[d];
+    for (int64_t i = 0; i < r; ++i)
+      for (int64_t j = 0; j < c; ++j)
+        if (upper ? j - i < k : j - i > k)
+          std::memset(base + (off + i * out.strides()[out.dim() - 2] + j * out.strides()[out.dim() - 1]) * static_cast<int64_t>(es), 0, es);
+    for (int64_t d = static_cast<int64_t>(batch.size()) - 1; d >= 0; --d) {
+      if (++bi[d] < batch[d]) break;
+      bi[d] = 0;
+    }
+  }
+}
+
+// Runs another registered kernel on `args` and returns its first output.
+IValue call_kernel(const char* name, Stack args) {
+  const KernelFn fn = find_kernel(name);
+  if (!fn) throw Unsupported(fmt::format("no kernel for {}", name));
+  fn(args);
+  return args[0];
+}
+
+// repeat_interleave: each element (each slice along dim) repeated repeats[i] times.
+Tensor repeat_interleave_impl(const Tensor& self, const Tensor& repeats, const IValue& dim_arg) {
+  Tensor x = self;
+  int64_t dim = 0;
+  if (dim_arg.is_none()) {
+    Tensor c = contiguous(self);
+    x = make_view(c, {c.numel()}, {1}, c.storage_offset());
+  } else {
+    dim = wrap_dim(dim_arg.to_int(), std::max<int64_t>(self.dim(), 1));
+  }
+  const int64_t n = x.dim() == 0 ? 1 : x.sizes()[dim];
+  const Tensor r = to_dtype(contiguous(repeats), DType::Int64);
+  if (r.dim() > 1) throw InvalidInput("repeat_interleave only accept 1D vector as repeat");
+  if (r.numel() != 1 && r.numel() != n) throw InvalidInput("repeats must have the same size as input along dim");
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t k = data_of<int64_t>(r)[r.numel() == 1 ? 0 : i];
+    if (k < 0) throw InvalidInput("repeats can not be negative");
+    for (int64_t j = 0; j < k; ++j) idx.push_back(i);
+  }
+  Tensor it = Tensor::empty(DType::Int64, {static_cast<int64_t>(idx.size())});
+  std::copy(idx.begin(), idx.end(), mutable_data_of<int64_t>(it));
+  return index_select_impl(x, dim, it);
+}
+
+// meshgrid: input i (0- or 1-D) laid along dim i of the common shape, expanded ("xy" swaps the
+// first two inputs' dims).
+std::vector<Tensor> meshgrid_impl(const std::vector<Tensor>& ts, const std::string& indexing) {
+  if (indexing != "ij" && indexing != "xy")
+    throw InvalidInput(fmt::format("torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {}", indexing));
+  std::vector<int64_t> shape;
+  for (const auto& t : ts) {
+    if (t.dim() > 1) throw InvalidInput(fmt::format("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {}", t.dim()));
+    shape.push_back(t.numel());
+  }
+  const bool swap = indexing == "xy" && ts.size() >= 2;
+  if (swap) std::swap(shape[0], shape[1]);
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const size_t at = swap && i < 2 ? 1 - i : i;
+    std::vector<int64_t> sizes(shape.size(), 1), strides(shape.size(), 0);
+    sizes[at] = ts[i].numel();
+    strides[at] = ts[i].dim() == 0 ? 0 : ts[i].strides()[0];
+    std::vector<int64_t> full_strides(shape.size(), 0);
+    full_strides[at] = strides[at];
+    out.push_back(make_view(ts[i], shape, full_strides, ts[i].storage_offset()));
+  }
+  return out;
+}
+
+Tensor one_hot_impl(const Tensor& self, int64_t classes) {
+  if (self.dtype() != DType::Int64) throw InvalidInput("one_hot is only applicable to index tensor of type LongTensor.");
+  const Tensor x = contiguous(self);
+  int64_t mx = -1;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const int64_t v = data_of<int64_t>(x)[i];
+    if (v < 0) throw InvalidInput("Class values must be non-negative.");
+    mx = std::max(mx, v);
+  }
+  if (classes == -1) {
+    if (x.numel() == 0) throw InvalidInput("Can not infer total number of classes from empty tensor.");
+    classes = mx + 1;
+  } else if (mx >= classes) {
+    throw InvalidInput("Class values must be smaller than num_classes.");
+  }
+  std::vector<int64_t> shape = self.sizes();
+  shape.push_back(classes);
+  Tensor out = Tensor::empty(DType::Int64, shape);
+  int64_t* o = mutable_data_of<int64_t>(out);
+  std::fill(o, o + out.numel(), 0);
+  for (int64_t i = 0; i < x.numel(); ++i) o[i * classes + data_of<int64_t>(x)[i]] = 1;
+  return out;
+}
+
+// tensor_split at the given boundaries along dim (views); sections: the first len % n get one more.
+std::vector<Tensor> split_at(const Tensor& self, const std::vector<int64_t>& bounds, int64_t dim) {
+  std::vector<Tensor> out;
+  const int64_t len = self.sizes()[dim];
+  int64_t start = 0;
+  for (size_t i = 0; i <= bounds.size(); ++i) {
+    int64_t end = i < bounds.size() ? bounds[i] : len;
+    end = std::clamp<int64_t>(end, 0, len);
+    const int64_t b = std::clamp<int64_t>(start, 0, len);
+    out.push_back(call_kernel("aten::slice.Tensor", {IValue(self), IValue(dim), IValue(b), IValue(std::max(b, end)), IValue(int64_t{1})}).to_tensor());
+    start = i < bounds.size() ? bounds[i] : len;
+  }
+  return out;
+}
+
+std::vector<Tensor> tensor_split_sections(const Tensor& self, int64_t n, int64_t dim0) {
+  if (self.dim() == 0) throw InvalidInput("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  if (n <= 0) throw InvalidInput(fmt::format("number of sections must be larger than 0, got {}", n));
+  const int64_t dim = wrap_dim(dim0, self.dim());
+  const int64_t len = self.sizes()[dim], base = len / n, extra = len % n;
+  std::vector<int64_t> bounds;
+  int64_t at = 0;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    at += base + (i < extra ? 1 : 0);
+    bounds.push_back(at);
+  }
+  return split_at(self, bounds, dim);
+}
+
+// hsplit/vsplit with a section count: an even split or an error.
+std::vector<Tensor> even_split(const Tensor& self, int64_t sections, int64_t dim, const char* op) {
+  if (sections <= 0 || self.sizes()[dim] % sections != 0)
+    throw InvalidInput(fmt::format("torch.{} attempted to split along dimension {}, but the size of the dimension {} is not divisible by the split_size {}!",
+                                   op, dim, self.sizes()[dim], sections));
+  return tensor_split_sections(self, sections, dim);
+}
+
 // A new contiguous tensor with self's values (ops that always copy, even when nothing moves).
 Tensor copy_of(const Tensor& self) {
   Tensor c = empty_like(self);
@@ -831,6 +1054,76 @@ void register_shape_kernels() {
   register_kernel("aten::pixel_unshuffle", [](Stack& s) { set_output(s, pixel_shuffle_impl(targ(s, 0), s[1].to_int(), true)); });
   for (const char* name : {"aten::index.Tensor", "aten::index.Tensor_hacked_twin"})
     register_kernel(name, [](Stack& s) { set_output(s, index_impl(targ(s, 0), s[1])); });
+  for (const char* name : {"aten::index_put_", "aten::index_put_.hacked_twin", "aten::_index_put_impl_", "aten::_index_put_impl_.hacked_twin"})
+    register_kernel(name, [](Stack& s) {
+      Tensor self = targ(s, 0);
+      index_put_into(self, s[1], targ(s, 2), s[3].to_bool());
+      set_output(s, std::move(self));
+    });
+  for (const char* name : {"aten::index_put", "aten::index_put.hacked_twin"})
+    register_kernel(name, [](Stack& s) {
+      Tensor self = copy_of(targ(s, 0));
+      index_put_into(self, s[1], targ(s, 2), s[3].to_bool());
+      set_output(s, std::move(self));
+    });
+  for (bool upper : {true, false}) {
+    register_kernel(upper ? "aten::triu" : "aten::tril", upper ? KernelFn([](Stack& s) {
+      Tensor out = copy_of(targ(s, 0));
+      triangle_into(out, s[1].to_int(), true, "triu");
+      set_output(s, std::move(out));
+    }) : KernelFn([](Stack& s) {
+      Tensor out = copy_of(targ(s, 0));
+      triangle_into(out, s[1].to_int(), false, "tril");
+      set_output(s, std::move(out));
+    }));
+    register_kernel(upper ? "aten::triu_" : "aten::tril_", upper ? KernelFn([](Stack& s) {
+      Tensor self = targ(s, 0);
+      triangle_into(self, s[1].to_int(), true, "triu_");
+      set_output(s, std::move(self));
+    }) : KernelFn([](Stack& s) {
+      Tensor self = targ(s, 0);
+      triangle_into(self, s[1].to_int(), false, "tril_");
+      set_output(s, std::move(self));
+    }));
+  }
+  register_kernel("aten::repeat_interleave.self_int", [](Stack& s) {
+    set_output(s, repeat_interleave_impl(targ(s, 0), scalar_to_tensor(s[1], DType::Int64), s[2]));
+  });
+  register_kernel("aten::repeat_interleave.self_Tensor", [](Stack& s) { set_output(s, repeat_interleave_impl(targ(s, 0), targ(s, 1), s[2])); });
+  register_kernel("aten::repeat_interleave.Tensor", [](Stack& s) {  // the indices each repeat count makes
+    const Tensor& r = targ(s, 0);
+    Tensor ar = Tensor::empty(DType::Int64, {r.numel()});
+    for (int64_t i = 0; i < r.numel(); ++i) mutable_data_of<int64_t>(ar)[i] = i;
+    set_output(s, repeat_interleave_impl(ar, r, IValue(int64_t{0})));
+  });
+  register_kernel("aten::tile", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    std::vector<int64_t> dims = int_list(s[1]);
+    while (static_cast<int64_t>(dims.size()) < x.dim()) dims.insert(dims.begin(), 1);
+    set_output(s, repeat_impl(x, dims));
+  });
+  register_kernel("aten::meshgrid", [](Stack& s) { set_output(s, tensor_list(meshgrid_impl(tensors_of(s[0]), "ij"))); });
+  register_kernel("aten::meshgrid.indexing", [](Stack& s) { set_output(s, tensor_list(meshgrid_impl(tensors_of(s[0]), s[1].to_string()))); });
+  register_kernel("aten::one_hot", [](Stack& s) { set_output(s, one_hot_impl(targ(s, 0), s[1].to_int())); });
+  register_kernel("aten::tensor_split.sections", [](Stack& s) {
+    set_output(s, tensor_list(tensor_split_sections(targ(s, 0), s[1].to_int(), s[2].to_int())));
+  });
+  register_kernel("aten::tensor_split.indices", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    if (x.dim() == 0) throw InvalidInput("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+    set_output(s, tensor_list(split_at(x, int_list(s[1]), wrap_dim(s[2].to_int(), x.dim()))));
+  });
+  register_kernel("aten::hsplit.int", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    if (x.dim() < 1) throw InvalidInput("torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with 0 dimensions!");
+    set_output(s, tensor_list(even_split(x, s[1].to_int(), x.dim() == 1 ? 0 : 1, "hsplit")));
+  });
+  register_kernel("aten::vsplit.int", [](Stack& s) {
+    const Tensor& x = targ(s, 0);
+    if (x.dim() < 2)
+      throw InvalidInput(fmt::format("torch.vsplit requires a tensor with at least 2 dimension, but got a tensor with {} dimensions!", x.dim()));
+    set_output(s, tensor_list(even_split(x, s[1].to_int(), 0, "vsplit")));
+  });
   register_kernel("aten::index_select", [](Stack& s) { set_output(s, index_select_impl(targ(s, 0), s[1].to_int(), targ(s, 2))); });
   register_kernel("aten::gather", [](Stack& s) { set_output(s, gather_impl(targ(s, 0), s[1].to_int(), targ(s, 2))); });
   register_kernel("aten::flip", [](Stack& s) { set_output(s, flip_impl(targ(s, 0), int_list(s[1]))); });

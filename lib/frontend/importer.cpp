@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/frontend/parser.h"
+#include "lib/ops/schema_registry.h"
 #include "lib/frontend/type_parser.h"
 
 namespace jitctl {
@@ -94,6 +96,33 @@ bool is_name(const Expr& e, std::string_view s) { return e.kind == ExprKind::Nam
 }  // namespace
 
 CompilationUnit::CompilationUnit(std::string origin) : origin_(std::move(origin)) {}
+
+// Does code call `torch.NAME` for an operator 2.0 has and 1.13 does not?
+static bool calls_operator_new_in_2_0(const std::string& text) {
+  const SchemaRegistry& old = SchemaRegistry::for_version("1.13");
+  for (size_t at = text.find("torch."); at != std::string::npos; at = text.find("torch.", at + 6)) {
+    // `torch.X(`, not `__torch__.torch.nn...` nor `a.torch.x`
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_' || text[at - 1] == '.')) continue;
+    size_t end = at + 6;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+    const std::string op = "aten::" + text.substr(at + 6, end - at - 6);
+    // 2.0's index is built only for a name 1.13 lacks (code that 1.13 compiles never pays).
+    if (old.overloads(op).empty() && !SchemaRegistry::for_version("2.0").overloads(op).empty()) return true;
+  }
+  return false;
+}
+
+std::string_view CompilationUnit::schema_version() const {
+  std::call_once(scanned_, [this] {
+    if (!scan_for_2_0_) return;
+    for (const auto& f : files_)
+      if (calls_operator_new_in_2_0(f->text)) {
+        schema_version_ = "2.0";
+        return;
+      }
+  });
+  return schema_version_;
+}
 
 void CompilationUnit::add_file(std::unique_ptr<CodeFile> f) {
   for (const auto& s : f->ast.body) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <string_view>
@@ -70,6 +71,20 @@ class CompilationUnit {
   GraphFunction* graph_function(const std::string& owner, const std::string& method);
   const std::vector<std::unique_ptr<CodeFile>>& files() const { return files_; }
   const std::vector<IValue>& constants() const { return constants_; }
+  // The PyTorch version whose operator schemas compile this code ("1.13", "2.15"; see
+  // lib/ops/schema_registry.h), as the importer set it (lib/serialization/import_code.h); with
+  // `scan_code`, 2.0 instead of the version set when the code calls `torch.X` for an operator 2.0
+  // added and 1.13 lacks -- decided on first use, since the scan costs the schema index, which
+  // `info` never needs.
+  std::string_view schema_version() const;
+  void set_schema_version(std::string_view version, bool scan_code) {
+    schema_version_ = version;
+    scan_for_2_0_ = scan_code;
+  }
+  // The archive's file-format version: the operator version its code was written against
+  // (passes/replace_old_operators.h); -1 for code that is not from an archive.
+  int64_t format_version() const { return format_version_; }
+  void set_format_version(int64_t v) { format_version_ = v; }
 
  private:
   struct Definition {
@@ -83,6 +98,10 @@ class CompilationUnit {
 
   std::vector<std::unique_ptr<CodeFile>> files_;
   std::vector<IValue> constants_;
+  mutable std::string_view schema_version_ = "1.13";
+  bool scan_for_2_0_ = false;
+  mutable std::once_flag scanned_;
+  int64_t format_version_ = -1;
   std::map<std::string, Definition, std::less<>> definitions_;
   std::map<std::string, TypePtr, std::less<>> types_;
   std::map<std::string, Function, std::less<>> functions_;  // free functions and methods

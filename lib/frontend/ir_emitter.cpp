@@ -10,6 +10,8 @@
 #include "lib/core/error.h"
 #include "lib/frontend/schema_matching.h"
 #include "lib/frontend/type_parser.h"
+#include "lib/ops/schema_registry.h"
+#include "passes/replace_old_operators.h"
 #include "lib/ir/constants.h"
 #include "passes/analysis/immutable_ops.h"
 #include "passes/registry.h"
@@ -954,11 +956,18 @@ FunctionSchema schema_of(CompilationUnit& cu, const CompilationUnit::Function& f
 }
 
 std::shared_ptr<Graph> emit_function(CompilationUnit& cu, const CompilationUnit::Function& fn) {
+  ScopedSchemaVersion schemas(cu.schema_version(), cu.format_version());
   return Emitter(cu, fn).run();
 }
 
 std::shared_ptr<Graph> compile_function(CompilationUnit& cu, const CompilationUnit::Function& fn) {
+  ScopedSchemaVersion schemas(cu.schema_version(), cu.format_version());
   auto g = emit_function(cu, fn);
+  // As PyTorch 1.13 after emitDef: old operators become their upgraders' bodies.
+  if (cu.format_version() >= 0) {
+    replace_old_operators(*g, cu.format_version());
+    attach_builtin_schemas(g->block());
+  }
   run_pipeline("convert-to-ssa", *g);
   run_pipeline("cleanup", *g);
   return g;

@@ -256,10 +256,11 @@ Value* pack_outputs(Graph& g, const std::vector<Value*>& values, const std::vect
 Value* emit_builtin_call(Graph& g, const std::optional<SourceLocation>& loc, const std::string& name,
                          const std::vector<NamedValue>& args, const std::vector<NamedValue>& kwargs,
                          const std::optional<NamedValue>& self, const std::string& where) {
-  const auto overloads = SchemaRegistry::builtin().overloads(name);
-  if (overloads.empty()) throw Unsupported(fmt::format("{}: unknown builtin op {}", where, name));
-  std::vector<const FunctionSchema*> schemas;
-  for (const auto& s : overloads) schemas.push_back(&s);
+  // Code written before an operator changed matches its old schema first (gelu(x) of an archive
+  // before version 10 is gelu(Tensor self), which the upgrader then turns into gelu(x, "none")).
+  std::vector<const FunctionSchema*> schemas = historic_overloads(name);
+  for (const auto& s : SchemaRegistry::builtin().overloads(name)) schemas.push_back(&s);
+  if (schemas.empty()) throw Unsupported(fmt::format("{}: unknown builtin op {}", where, name));
   auto [index, m] = match_schemas(schemas, g, loc, args, kwargs, self, where);
   Node* n = g.insert_node(g.create(Symbol::from_qual_string(name), m.inputs, 0));
   n->set_source_location(loc);

@@ -1,7 +1,55 @@
 #include "lib/ops/schema_registry.h"
 
+#include <array>
+#include <charconv>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "lib/core/error.h"
+#include "lib/ops/operator_versions.h"
+
 namespace jitctl {
+
+struct KnownVersions {
+  static constexpr std::array<std::string_view, 4> names{"1.13", "2.0", "2.4", "2.15"};
+  static const SchemaRegistry& get(size_t i) {
+    static const std::array<std::string_view (*)(), 4> texts{embedded_schemas_text, embedded_schemas_2_0_text,
+                                                             embedded_schemas_2_4_text, embedded_schemas_2_15_text};
+    static std::array<std::once_flag, 4> once;
+    static std::array<std::unique_ptr<SchemaRegistry>, 4> regs;
+    std::call_once(once[i], [i] {
+      regs[i] = std::make_unique<SchemaRegistry>(texts[i]());
+      regs[i]->version_ = names[i];
+    });
+    return *regs[i];
+  }
+};
+
 namespace {
+
+thread_local const SchemaRegistry* active_registry = nullptr;
+thread_local int64_t active_operator_version = -1;
+
+// "2.15" -> {2, 15}; nullopt when it is not MAJOR.MINOR[.anything].
+std::optional<std::pair<int, int>> parse_version(std::string_view v) {
+  int major = 0, minor = 0;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), major);
+  if (r.ec != std::errc() || r.ptr == v.data() + v.size() || *r.ptr != '.') return std::nullopt;
+  auto r2 = std::from_chars(r.ptr + 1, v.data() + v.size(), minor);
+  if (r2.ec != std::errc() || r2.ptr == r.ptr + 1) return std::nullopt;
+  return std::pair{major, minor};
+}
+
+size_t known_index(std::string_view version) {
+  const auto want = parse_version(version);
+  if (!want) throw InvalidInput(fmt::format("'{}' is not a PyTorch version (expected MAJOR.MINOR, e.g. 2.4)", version));
+  size_t best = 0;
+  for (size_t i = 0; i < KnownVersions::names.size(); ++i)
+    if (*parse_version(KnownVersions::names[i]) <= *want) best = i;
+  return best;
+}
 
 // "aten::add.Tensor(Tensor self, ...) -> Tensor" -> "aten::add"
 std::string_view operator_name(std::string_view line) {
@@ -12,9 +60,46 @@ std::string_view operator_name(std::string_view line) {
 }  // namespace
 
 const SchemaRegistry& SchemaRegistry::builtin() {
-  static const SchemaRegistry registry(embedded_schemas_text());
-  return registry;
+  return active_registry ? *active_registry : KnownVersions::get(0);
 }
+
+std::span<const std::string_view> SchemaRegistry::versions() { return KnownVersions::names; }
+
+const SchemaRegistry& SchemaRegistry::for_version(std::string_view version) {
+  return KnownVersions::get(known_index(version));
+}
+
+std::string_view SchemaRegistry::known_version(std::string_view version) {
+  return KnownVersions::names[known_index(version)];
+}
+
+ScopedSchemaVersion::ScopedSchemaVersion(std::string_view version, int64_t operator_version)
+    : previous_(active_registry), previous_operator_version_(active_operator_version) {
+  active_registry = &SchemaRegistry::for_version(version);
+  active_operator_version = operator_version;
+}
+
+ScopedSchemaVersion::~ScopedSchemaVersion() {
+  active_registry = previous_;
+  active_operator_version = previous_operator_version_;
+}
+
+std::vector<const FunctionSchema*> historic_overloads(std::string_view name) {
+  std::vector<const FunctionSchema*> out;
+  if (active_operator_version < 0) return out;
+  // Parsed once; std::deque keeps the schemas where they are.
+  static const std::deque<FunctionSchema> parsed = [] {
+    std::deque<FunctionSchema> d;
+    for (const auto& e : operator_version_map()) d.push_back(parse_schema(e.old_schema));
+    return d;
+  }();
+  const auto& map = operator_version_map();
+  for (size_t i = 0; i < map.size(); ++i)
+    if (map[i].bumped_at > active_operator_version && parsed[i].name == name) out.push_back(&parsed[i]);
+  return out;
+}
+
+std::string_view active_schema_version() { return SchemaRegistry::builtin().version(); }
 
 SchemaRegistry::SchemaRegistry(std::string_view text) {
   while (!text.empty()) {
@@ -37,7 +122,14 @@ const SchemaRegistry::Operator* SchemaRegistry::op(std::string_view name) const 
   const Operator& o = ops_[it->second];
   std::call_once(o.parsed, [&o] {
     o.schemas.reserve(o.lines.size());
-    for (std::string_view line : o.lines) o.schemas.push_back(parse_schema(line));
+    for (std::string_view line : o.lines) {
+      // A few 2.x schemas use types no TorchScript archive can reach (`Await(t)`, `SymBool`, `int64_t` in
+      // cuda:: ops); they are left out of the registry rather than failing every lookup.
+      try {
+        o.schemas.push_back(parse_schema(line));
+      } catch (const InvalidInput&) {
+      }
+    }
   });
   return &o;
 }

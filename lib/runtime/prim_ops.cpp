@@ -96,6 +96,14 @@ void device(Stack& s) {
   s.emplace_back(d);
 }
 
+// Device.type ("cpu", "cuda"): nn.MultiheadAttention's 2.x fast-path checks read it.
+void device_type(Stack& s) {
+  std::string t = s[0].to_device().str();
+  t = t.substr(0, t.find(':'));
+  s.clear();
+  s.emplace_back(t);
+}
+
 // The ScalarType code: DType's order is c10's ScalarType order.
 void dtype(Stack& s) {
   int64_t code = static_cast<int64_t>(s[0].to_tensor().dtype());
@@ -199,6 +207,7 @@ const std::unordered_map<std::string_view, KernelFn>& table() {
       {"prim::NumToTensor.bool", num_to_tensor},
       {"prim::device", device},
       {"prim::dtype", dtype},
+      {"prim::type", device_type},
       {"prim::is_cuda", is_cuda},
       {"prim::is_nested", always_false},
       {"prim::is_sparse", always_false},

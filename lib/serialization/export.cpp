@@ -94,6 +94,9 @@ void export_module(LoadedModule& m, const std::string& path, const GraphOverride
   // applies upgraders below it); printed code calls the same operators, so it keeps it.
   const int64_t version = std::max(m.format_version, kProducedFormatVersion);
   zip.add(version >= kFirstDotDataVersion ? ".data/version" : "version", fmt::format("{}\n", version));
+  // PyTorch 2.x writes `byteorder`; kept, an archive written from a 2.x one is still read with
+  // 2.x's operator schemas (CompilationUnit::schema_version).
+  if (a.has("byteorder")) zip.add("byteorder", a.read("byteorder"));
   zip.write(path);
 }
 

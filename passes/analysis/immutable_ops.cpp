@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "lib/ir/ivalue_type.h"
 #include "lib/ops/schema.h"
 
 namespace jitctl {
@@ -178,6 +179,13 @@ std::optional<std::vector<IValue>> run_immutable_op(const Node* n, const std::ve
   if (k == prim::TupleConstruct || k == prim::TupleIndex || k == prim::TupleUnpack || k == prim::TupleSlice)
     return tuple_op(n, args);
   if (k == prim::unchecked_cast && args.size() == 1) return one(args[0]);
+  // isinstance of a constant: its type against the listed ones (upgrader bodies test `other`).
+  if (k == Symbol::prim("isinstance") && args.size() == 1) {
+    const TypePtr t = ivalue_type(args[0]);
+    for (const TypePtr& want : n->tys(Symbol::attr("types")))
+      if (t->is_subtype_of(*want)) return one(IValue(true));
+    return one(IValue(false));
+  }
 
   const std::string_view ns = k.ns_string();
   const std::string_view op = k.unqual_string();

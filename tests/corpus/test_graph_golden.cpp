@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
+#include "tests/support/corpus_dirs.h"
 #include "tests/support/run_command.h"
 
 namespace fs = std::filesystem;
@@ -29,7 +31,8 @@ std::string trimmed(std::string s) {
 
 TEST_CASE("dump-graph prints exactly what PyTorch prints, or exits 3") {
   size_t exact = 0, unsupported = 0, total = 0;
-  for (auto [models, golden] : {std::pair{"models", "golden"}, {"models_torch2", "golden_torch2"}}) {
+  for (const auto& [models, golden, torch_version] : jitctl::test::corpus_dirs()) {
+    jitctl::test::use_torch_version(torch_version);
     const fs::path gdir = fs::path(JITCTL_TESTDATA) / golden;
     for (const auto& e : fs::directory_iterator(gdir)) {
       if (!fs::exists(e.path() / "graph.txt")) continue;
@@ -52,4 +55,22 @@ TEST_CASE("dump-graph prints exactly what PyTorch prints, or exits 3") {
   }
   MESSAGE("dump-graph: ", exact, " exact of ", total, " archives (", unsupported, " use constructs not compiled yet)");
   CHECK(total >= 50);
+}
+
+TEST_CASE("dump-graph without JITCTL_TORCH_VERSION: the schema list the archive's records and code point to") {
+  jitctl::test::use_torch_version(nullptr);
+  // 2.15 for archives 2.1+ writes; 2.0 for an archive without those records that calls an
+  // operator 2.0 added; a 2.4 archive gets 2.15's view (which 2.x wrote it is not recorded).
+  for (auto [models, golden, want_same] : {std::tuple{"models_torch2.15", "golden_torch2.15", true},
+                                           std::tuple{"models_torch2.0", "golden_torch2.0", true},
+                                           std::tuple{"models_torch2.4", "golden_torch2.4", false}}) {
+    CAPTURE(models);
+    const fs::path model = fs::path(JITCTL_TESTDATA) / models / "sdpa_scripted.pt";
+    const auto r = jitctl::test::run_command({JITCTL_BINARY, "dump-graph", model.string()});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    const std::string own = trimmed(slurp(fs::path(JITCTL_TESTDATA) / golden / "sdpa_scripted" / "graph.txt"));
+    CHECK((trimmed(r.out) == own) == want_same);
+    if (!want_same)  // the 2.15 printout of the 2.4 archive
+      CHECK(r.out.find("aten::scaled_dot_product_attention(%q.1, %k.1, %v.1, %17, %18, %19, %17, %") != std::string::npos);
+  }
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "tests/support/canonical_graph.h"
+#include "tests/support/corpus_dirs.h"
 #include "tests/support/run_command.h"
 
 namespace fs = std::filesystem;
@@ -28,28 +29,32 @@ std::string slurp(const fs::path& p) {
 
 TEST_CASE("dump-graph --inline matches PyTorch's inlined_graph canonically, or exits 3") {
   size_t matched = 0, unsupported = 0, total = 0;
-  const fs::path gdir = fs::path(JITCTL_TESTDATA) / "golden";
-  for (const auto& e : fs::directory_iterator(gdir)) {
-    if (!fs::exists(e.path() / "inlined_graph.txt")) continue;
-    const std::string name = e.path().filename().string();
-    CAPTURE(name);
-    const std::string model = (fs::path(JITCTL_TESTDATA) / "models" / (name + ".pt")).string();
-    // Archives the compiler cannot do yet are test_graph_golden's business.
-    if (jitctl::test::run_command({JITCTL_BINARY, "dump-graph", model}).exit_code != 0) continue;
-    ++total;
-    const auto r = jitctl::test::run_command({JITCTL_BINARY, "dump-graph", "--inline", model});
-    CHECK_MESSAGE((r.exit_code == 0 || r.exit_code == 3), "exit ", r.exit_code, ": ", r.err);
-    if (r.exit_code == 3) {
-      ++unsupported;
-      CHECK(r.err.find("not supported yet") != std::string::npos);
-      continue;
+  for (const auto& [models, golden, torch_version] : jitctl::test::corpus_dirs()) {
+    jitctl::test::use_torch_version(torch_version);
+    const fs::path gdir = fs::path(JITCTL_TESTDATA) / golden;
+    for (const auto& e : fs::directory_iterator(gdir)) {
+      if (!fs::exists(e.path() / "inlined_graph.txt")) continue;
+      const std::string name = e.path().filename().string();
+      CAPTURE(name);
+      const std::string model = (fs::path(JITCTL_TESTDATA) / models / (name + ".pt")).string();
+      // Archives the compiler cannot do yet are test_graph_golden's business.
+      if (jitctl::test::run_command({JITCTL_BINARY, "dump-graph", model}).exit_code != 0) continue;
+      ++total;
+      const auto r = jitctl::test::run_command({JITCTL_BINARY, "dump-graph", "--inline", model});
+      CHECK_MESSAGE((r.exit_code == 0 || r.exit_code == 3), "exit ", r.exit_code, ": ", r.err);
+      if (r.exit_code == 3) {
+        ++unsupported;
+        CHECK(r.err.find("not supported yet") != std::string::npos);
+        continue;
+      }
+      if (r.exit_code != 0) continue;
+      const std::string got = jitctl::test::canonical_graph(r.out);
+      const std::string want = jitctl::test::canonical_graph(slurp(e.path() / "inlined_graph.txt"));
+      CHECK_MESSAGE(got == want, "jitctl printed (canonical):\n", got, "\nPyTorch printed (canonical):\n", want);
+      if (got == want) ++matched;
     }
-    if (r.exit_code != 0) continue;
-    const std::string got = jitctl::test::canonical_graph(r.out);
-    const std::string want = jitctl::test::canonical_graph(slurp(e.path() / "inlined_graph.txt"));
-    CHECK_MESSAGE(got == want, "jitctl printed (canonical):\n", got, "\nPyTorch printed (canonical):\n", want);
-    if (got == want) ++matched;
   }
+  jitctl::test::use_torch_version(nullptr);
   MESSAGE("dump-graph --inline: ", matched, " of ", total, " compiled archives match PyTorch's inlined_graph (",
           unsupported, " call constructs not compiled yet)");
   CHECK(total >= 40);

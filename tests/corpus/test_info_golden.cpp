@@ -9,6 +9,7 @@
 
 #include "lib/archive/archive.h"
 #include "lib/serialization/module_info.h"
+#include "tests/support/corpus_dirs.h"
 #include "tests/support/run_command.h"
 
 using namespace jitctl;
@@ -24,7 +25,7 @@ struct Case {
 
 std::vector<Case> corpus() {
   std::vector<Case> cases;
-  for (auto [models, golden] : {std::pair{"models", "golden"}, {"models_torch2", "golden_torch2"}}) {
+  for (const auto& [models, golden, torch_version] : jitctl::test::corpus_dirs()) {
     const fs::path gdir = fs::path(JITCTL_TESTDATA) / golden;
     if (!fs::exists(gdir)) continue;
     for (const auto& e : fs::directory_iterator(gdir)) {

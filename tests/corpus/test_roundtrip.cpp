@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "passes/registry.h"
+#include "tests/support/corpus_dirs.h"
 #include "tests/support/run_command.h"
 
 using Json = nlohmann::json;
@@ -48,7 +49,8 @@ fs::path testdata(const std::string& rel) { return fs::path(JITCTL_TESTDATA) / r
 
 TEST_CASE("optimize --passes none: the written archive has PyTorch's graph and info for every corpus model") {
   size_t total = 0, graphs_equal = 0, not_compiled = 0;
-  for (auto [models, golden] : {std::pair{"models", "golden"}, {"models_torch2", "golden_torch2"}}) {
+  for (const auto& [models, golden, torch_version] : jitctl::test::corpus_dirs()) {
+    jitctl::test::use_torch_version(torch_version);
     for (const auto& e : fs::directory_iterator(testdata(golden))) {
       if (!fs::exists(e.path() / "graph.txt")) continue;
       const std::string name = e.path().filename().string();

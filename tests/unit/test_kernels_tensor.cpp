@@ -59,15 +59,18 @@ std::string value_diff(const IValue& got, const IValue& want) {
       if (auto d = value_diff(g[i], w[i]); !d.empty()) return fmt::format("item {}: {}", i, d);
     return "";
   }
+  if (want.is(K::Bool))  // allclose, equal
+    return got.is(K::Bool) ? (got.to_bool() == want.to_bool() ? "" : fmt::format("{} != {}", got.to_bool(), want.to_bool()))
+                           : "expected a bool";
   return "unexpected output kind";
 }
 
 const IValue* field(const IValue& c, const char* key) { return c.to_dict()->find(IValue(key)); }
 
-IValue load_cases() {
+IValue load_cases(const char* file = "tensor_ops.pt") {
   const auto dir = test::testdata_dir();
   REQUIRE_MESSAGE(!dir.empty(), "testdata not found");
-  return load_torch_save((dir / "kernels" / "tensor_ops.pt").string());
+  return load_torch_save((dir / "kernels" / file).string());
 }
 
 // Runs one case; returns "" when the kernel agrees with PyTorch.
@@ -115,6 +118,23 @@ TEST_CASE("tensor kernels agree with PyTorch 1.13") {
   const IValue cases = load_cases();
   const auto& items = cases.to_list()->items;
   REQUIRE(items.size() > 300);
+  int failures = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string why = run_case(items[i]);
+    if (!why.empty()) {
+      ++failures;
+      MESSAGE(fmt::format("case {} {}: {}", i, field(items[i], "op")->to_string(), why));
+    }
+  }
+  CHECK(failures == 0);
+}
+
+// testdata/gen/make_kernel_goldens_torch2.py: scaled_dot_product_attention, statistics, indexing
+// writes and the 2.x factory overloads, as PyTorch 2.15 computes them.
+TEST_CASE("tensor kernels agree with PyTorch 2.x") {
+  const IValue cases = load_cases("tensor_ops_torch2.pt");
+  const auto& items = cases.to_list()->items;
+  REQUIRE(items.size() > 100);
   int failures = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     const std::string why = run_case(items[i]);
