@@ -1,11 +1,12 @@
 // jitctl optimize M -o OUT [--passes a,b,c | none | --pipeline NAME] [--list-passes] [--keep-training]
-// [--force]: runs graph passes (passes/registry.def) on every method and function of the model, then
+// [--force] [--format text|json]: runs graph passes (passes/registry.def) on every method and function of the model, then
 // writes an archive that torch.jit.load reads. Like torch.jit.optimize_for_inference, the result
 // is for inference: modules are put in eval mode unless --keep-training. `--passes none` changes
 // nothing else.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,7 +71,7 @@ void list_passes() {
 
 void add_optimize_command(CLI::App& app) {
   struct Args {
-    std::string model, output, passes, pipeline;
+    std::string model, output, passes, pipeline, format = "text";
     bool list = false, force = false, keep_training = false;
   };
   static Args a;
@@ -82,6 +83,7 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--list-passes", a.list, "list the passes and pipelines and exit");
   cmd->add_flag("--keep-training", a.keep_training, "keep each module's training flag (default: eval mode, as for inference)");
   cmd->add_flag("--force", a.force, "allow -o to name the input model itself");
+  cmd->add_option("--format", a.format, "report format: text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([] {
     if (a.list) return list_passes();
     if (a.model.empty()) throw InvalidInput("optimize: no model given (jitctl optimize M -o OUT)");
@@ -93,6 +95,13 @@ void add_optimize_command(CLI::App& app) {
     if (!a.keep_training) set_eval_mode(m);
     const GraphOverrides changed = run_passes_on_module(m, passes);
     export_module(m, a.output, changed);
+    if (a.format == "json") {
+      nlohmann::ordered_json j{{"model", a.model}, {"output", a.output}, {"passes", nlohmann::ordered_json::array()},
+                               {"graphs_changed", changed.size()}, {"eval_mode", !a.keep_training}};
+      for (const PassInfo* p : passes) j["passes"].push_back(std::string(p->name));
+      fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+      return;
+    }
     fmt::print("{}: written; {} graph(s) changed by {} pass(es)\n", a.output, changed.size(), passes.size());
   });
 }

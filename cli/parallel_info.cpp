@@ -1,23 +1,50 @@
-// jitctl parallel-info [--threads N] [--interop-threads N]: thread settings, as
-// `torch.__config__.parallel_info()` prints them (lib/runtime/parallel_info.h).
+// jitctl parallel-info [--threads N] [--interop-threads N] [--format text|json]: thread settings, as
+// `torch.__config__.parallel_info()` prints them (lib/runtime/parallel_info.h), or as JSON.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
+#include "cli/validators.h"
 #include "lib/runtime/parallel_info.h"
 #include "lib/runtime/threads.h"
 
 namespace jitctl::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json settings_json(const ParallelSettings& s) {
+  auto env = [](const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); };
+  return Json{{"intra_op_threads", s.intra_op_threads},
+              {"inter_op_threads", s.inter_op_threads},
+              {"omp_max_threads", s.omp_max_threads},
+              {"hardware_concurrency", s.hardware_concurrency},
+              {"openmp", s.openmp},
+              {"blas", s.blas},
+              {"parallel_backend", s.backend},
+              {"environment", {{"OMP_NUM_THREADS", env(s.omp_num_threads_env)}, {"MKL_NUM_THREADS", env(s.mkl_num_threads_env)}}}};
+}
+
+}  // namespace
 
 void add_parallel_info_command(CLI::App& app) {
-  struct Args { int threads = 0, interop = 0; };
+  struct Args {
+    int threads = 0, interop = 0;
+    std::string format = "text";
+  };
   static Args a;
   auto* cmd = app.add_subcommand("parallel-info", "Print thread settings (like torch.__config__.parallel_info())");
   cmd->add_option("--threads", a.threads, "intra-op threads (default: MKL_NUM_THREADS, OMP_NUM_THREADS, then cores)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--interop-threads", a.interop, "inter-op threads (default: cores)")->check(CLI::PositiveNumber);
+      ->check(whole_number(1, kMaxThreads));
+  cmd->add_option("--interop-threads", a.interop, "inter-op threads (default: cores)")->check(whole_number(1, kMaxThreads));
+  cmd->add_option("--format", a.format, "text (torch's layout) or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([] {
     init_threads(a.threads, a.interop);
-    fmt::print("{}", parallel_info());
+    if (a.format == "json")
+      fmt::print("{}\n", settings_json(parallel_settings()).dump(2, ' ', false, Json::error_handler_t::replace));
+    else
+      fmt::print("{}", parallel_info());
   });
 }
 
