@@ -88,13 +88,18 @@ void add_optimize_command(CLI::App& app) {
     if (a.list) return list_passes();
     if (a.model.empty()) throw InvalidInput("optimize: no model given (jitctl optimize M -o OUT)");
     if (a.output.empty()) throw InvalidInput(fmt::format("optimize {}: -o OUT is required", a.model));
+    if (a.format == "json" && is_stdout(a.output))
+      throw InvalidInput("optimize: -o - writes the archive to standard output, where the --format json report would go; use one");
     const auto passes = a.passes.empty() ? pipeline_passes(a.pipeline.empty() ? "optimize" : a.pipeline) : parse_passes(a.passes);
     // A mistyped -o should not replace the user's only copy of the model.
     if (!a.force) refuse_overwriting_inputs(a.output, {a.model}, " (use --force to replace it)");
     LoadedModule m = load_module(a.model);
     if (!a.keep_training) set_eval_mode(m);
     const GraphOverrides changed = run_passes_on_module(m, passes);
-    export_module(m, a.output, changed);
+    if (is_stdout(a.output))
+      write_to_stdout_through_file("model.pt", [&](const std::string& file) { export_module(m, file, changed); });
+    else
+      export_module(m, a.output, changed);
     if (a.format == "json") {
       nlohmann::ordered_json j{{"model", a.model}, {"output", a.output}, {"passes", nlohmann::ordered_json::array()},
                                {"graphs_changed", changed.size()}, {"eval_mode", !a.keep_training}};
@@ -102,7 +107,9 @@ void add_optimize_command(CLI::App& app) {
       fmt::print("{}\n", j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
       return;
     }
-    fmt::print("{}: written; {} graph(s) changed by {} pass(es)\n", a.output, changed.size(), passes.size());
+    // With -o - the archive is on standard output; the report goes to standard error.
+    fmt::print(is_stdout(a.output) ? stderr : stdout, "{}: written; {} graph(s) changed by {} pass(es)\n",
+               is_stdout(a.output) ? "<stdout>" : a.output, changed.size(), passes.size());
   });
 }
 

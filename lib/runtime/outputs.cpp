@@ -21,6 +21,7 @@
 #include "lib/archive/torch_save.h"
 #include "lib/core/describe.h"
 #include "lib/core/error.h"
+#include "lib/core/output_file.h"
 #include "lib/core/half.h"
 
 namespace jitctl {
@@ -204,26 +205,7 @@ void write_format(const std::string& path, const IValue& result, const std::stri
 // Standard output gets the bytes of a file written in a private temporary folder (the zip
 // writer writes files), so what reaches it is whole or nothing.
 void write_to_stdout(const IValue& result, const std::string& format) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string dir = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/jitctl-stdout-XXXXXX";
-  if (!mkdtemp(dir.data())) throw InvalidInput(fmt::format("-: cannot make a temporary folder: {}", std::strerror(errno)));
-  const std::string file = dir + "/output." + format;
-  auto cleanup = [&] {
-    std::remove(file.c_str());
-    rmdir(dir.c_str());
-  };
-  try {
-    write_format(file, result, format);
-    std::ifstream in(file, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    std::fflush(stdout);
-    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
-      throw InvalidInput(fmt::format("-: cannot write to standard output: {}", std::strerror(errno)));
-  } catch (...) {
-    cleanup();
-    throw;
-  }
-  cleanup();
+  write_to_stdout_through_file("output." + format, [&](const std::string& file) { write_format(file, result, format); });
 }
 
 }  // namespace

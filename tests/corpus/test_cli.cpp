@@ -179,6 +179,12 @@ TEST_CASE("cli: - for standard input and output; formats by content; modes by um
                          tmp.file("stdout.pt") + "'");
   CHECK(out.exit_code == 0);
   CHECK(slurp(tmp.file("stdout.pt")).rfind("PK", 0) == 0);
+  // optimize -o -: the archive on standard output (its report on standard error) reads back.
+  const auto opt = shell(std::string(JITCTL_BINARY) + " optimize '" + m + "' --passes none -o - > '" + tmp.file("opt.pt") + "'");
+  CHECK_MESSAGE(opt.exit_code == 0, opt.err);
+  CHECK(opt.err.find("<stdout>: written") != std::string::npos);
+  CHECK(cli({"info", tmp.file("opt.pt")}).out.find("__torch__.MLP") != std::string::npos);
+  CHECK(!fs::exists("-"));
 
   // Inputs saved as .npz, renamed so that the name says nothing (or the wrong thing).
   REQUIRE(cli({"run", m, "--input-spec", "float32[4,16]", "--save-inputs", tmp.file("in.npz"), "-o", tmp.file("a.npy")})
