@@ -179,7 +179,9 @@ void add_run_command(CLI::App& app) {
     if (!a.save_inputs.empty()) {
       auto t = std::make_shared<TupleData>();
       t->items = call.args;
-      write_outputs(a.save_inputs, IValue(std::move(t)));
+      // A .npy file is one tensor, which --inputs reads as the one argument: save it that way.
+      const bool one_array = call.args.size() == 1 && a.save_inputs != "-" && output_format(a.save_inputs, "") == "npy";
+      write_outputs(a.save_inputs, one_array ? call.args[0] : IValue(std::move(t)));
     }
     IValue result;
     try {

@@ -191,6 +191,14 @@ TEST_CASE("cli: - for standard input and output; formats by content; modes by um
               .exit_code == 0);
   fs::copy_file(tmp.file("in.npz"), tmp.file("X.NPY"));
   fs::copy_file(tmp.file("in.npz"), tmp.file("inputs.data"));
+  // A real .npy under an upper-case name (the issue's `X.NPY` -> "not a zip archive").
+  REQUIRE(cli({"run", m, "--input-spec", "float32[4,16]", "--save-inputs", tmp.file("one.npy"), "-o", tmp.file("c.npy")})
+              .exit_code == 0);
+  fs::copy_file(tmp.file("one.npy"), tmp.file("Y.NPY"));
+  const auto y = cli({"run", m, "--inputs", tmp.file("Y.NPY"), "-o", tmp.file("d.npy")});
+  CHECK_MESSAGE(y.exit_code == 0, y.err);
+  CHECK(slurp(tmp.file("c.npy")) == slurp(tmp.file("d.npy")));
+  CHECK(slurp(tmp.file("c.npy")) == slurp(tmp.file("a.npy")));  // same seed, same values
   for (const char* name : {"X.NPY", "inputs.data"}) {
     const auto r = cli({"run", m, "--inputs", tmp.file(name), "-o", tmp.file("b.npy")});
     CHECK_MESSAGE(r.exit_code == 0, r.err);
