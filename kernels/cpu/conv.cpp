@@ -1,4 +1,5 @@
-// Convolutions (1-D as 2-D with height 1), NCHW:
+// Convolutions (1-D as 2-D with height 1). float32 goes to oneDNN (packed_conv.h); float64 and
+// transposed convolutions, NCHW, here:
 // - depthwise (one input channel per group): direct loops, one output channel per task;
 // - 1x1, stride 1, no padding: the input already is the GEMM operand [C, H*W];
 // - otherwise im2col of a band of output rows into [C/g * kh * kw, rows * Wo] (about 1 MB, so
@@ -12,6 +13,9 @@
 #include <functional>
 #include <vector>
 
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/register_cpu.h"
@@ -21,15 +25,6 @@
 namespace jitctl::cpu {
 namespace {
 
-struct ConvParams {
-  int64_t n, c, h, w;          // input
-  int64_t oc, kh, kw;          // output channels, kernel
-  int64_t sh, sw, ph, pw;      // stride, leading padding
-  int64_t dh, dw;              // dilation
-  int64_t oh, ow;              // output size
-  int64_t groups;
-  bool transposed;
-};
 
 // Per-thread scratch reused across calls: a fresh multi-megabyte vector per call would be
 // mapped and page-faulted in every time. One user per thread at a time.
@@ -217,7 +212,7 @@ void conv_forward(const Tensor& input, const Tensor& weight, T* out, const ConvP
       for (int64_t i = i0; i < i1; ++i) run_item(i, col);
     });
   } else {
-    // Few items: Eigen splits each GEMM over the team.
+    // Few items: the GEMM splits each over the team.
     T* col = scratch<T>(col_size);
     for (int64_t i = 0; i < items; ++i) run_item(i, col);
   }
@@ -249,13 +244,6 @@ void conv_transposed(const Tensor& input, const Tensor& weight, T* out, const Co
   }
 }
 
-// padding: explicit amounts (before == after), or "same"/"valid" (padding_mode set).
-struct ConvArgs {
-  std::vector<int64_t> stride, padding, dilation, output_padding;
-  std::string padding_mode;  // "" for explicit padding
-  bool transposed = false;
-  int64_t groups = 1;
-};
 
 std::string dims_string(const std::vector<int64_t>& v) {
   std::string s;
@@ -263,7 +251,9 @@ std::string dims_string(const std::vector<int64_t>& v) {
   return s;
 }
 
-Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias, ConvArgs a, const char* op) {
+}  // namespace
+
+ConvParams conv_params(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias, ConvArgs a, const char* op) {
   const int64_t wd = weight_arg.dim();
   if (wd != 3 && wd != 4) throw Unsupported(fmt::format("{}: {}-D weight (conv1d and conv2d only)", op, wd));
   const size_t nsp = static_cast<size_t>(wd - 2);
@@ -281,9 +271,8 @@ Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tens
   for (auto d : a.dilation)
     if (d <= 0) throw InvalidInput("dilation should be greater than zero");
 
-  const Tensor input = contiguous(input_arg), weight = contiguous(weight_arg);
-  const auto& is = input.sizes();
-  const auto& ws = weight.sizes();
+  const auto& is = input_arg.sizes();
+  const auto& ws = weight_arg.sizes();
   // Spatial dims as 2-D: 1-D convolutions get height 1.
   const int64_t h = nsp == 2 ? is[2] : 1, w = is[wd - 1];
   const int64_t kh = nsp == 2 ? ws[2] : 1, kw = ws[wd - 1];
@@ -327,6 +316,9 @@ Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tens
   p.dw = dw;
   p.groups = a.groups;
   p.transposed = a.transposed;
+  p.ph_after = ph_total - ph_before;
+  p.pw_after = pw_total - pw_before;
+  p.spatial_dims = nsp;
   std::vector<int64_t> out_sizes{p.n};
   if (!a.transposed) {
     if (ws[0] % a.groups != 0)
@@ -365,7 +357,22 @@ Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tens
   out_sizes.push_back(p.oc);
   if (nsp == 2) out_sizes.push_back(p.oh);
   out_sizes.push_back(p.ow);
-  Tensor out = Tensor::empty(input.dtype(), out_sizes);
+  p.out_sizes = std::move(out_sizes);
+  return p;
+}
+
+namespace {
+
+Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias, const ConvArgs& a, const char* op) {
+  const ConvParams p = conv_params(input_arg, weight_arg, bias, a, op);
+  if (input_arg.dtype() == DType::Float32 && input_arg.numel() > 0 && PackedConv::supports(weight_arg, bias, a)) {
+    // Packed for this call only (the runtime packs constant weights once per method). The output
+    // keeps a channels-last input's layout, as PyTorch's does.
+    const bool cl = input_arg.dim() == 4 && is_channels_last(input_arg) && !input_arg.is_contiguous();
+    return PackedConv(weight_arg, bias, a, {}).run(input_arg, Tensor(), cl);
+  }
+  const Tensor input = contiguous(input_arg), weight = contiguous(weight_arg);
+  Tensor out = Tensor::empty(input.dtype(), p.out_sizes);
   if (out.numel() == 0) return out;
   dispatch_floating(input.dtype(), op, [&](auto tag) {
     using T = decltype(tag);

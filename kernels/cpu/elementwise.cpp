@@ -2,11 +2,17 @@
 // activation functions, with PyTorch's broadcasting and type promotion. Each op picks its compute
 // dtype once, converts operands that differ (Scalars become 0-dim tensors), and runs one typed
 // loop; in-place forms write into `self` (through to a view's base storage).
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/activations.h"
+#include "kernels/cpu/output.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/registry.h"
@@ -31,6 +37,69 @@ void check_out(const Tensor& out, DType result, const std::vector<int64_t>& shap
                                    scalar_type_name(out.dtype())));
 }
 
+// Whether `t` covers its memory without gaps or overlaps in some dim order (contiguous,
+// channels-last, a transpose of either): elementwise over its elements is elementwise over memory.
+bool is_dense(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.sizes()[i] != 1) dims.emplace_back(t.strides()[i], t.sizes()[i]);
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+bool same_strides(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) return false;
+  for (int64_t i = 0; i < a.dim(); ++i)
+    if (a.sizes()[i] != 1 && a.strides()[i] != b.strides()[i]) return false;
+  return true;
+}
+
+// The strides the result of an elementwise op over `inputs` gets, as PyTorch's TensorIterator
+// gives it for the common cases: the first input of the full shape decides, passing its layout on
+// when it is dense (a channels-last activation); otherwise contiguous.
+std::vector<int64_t> result_strides(const std::vector<int64_t>& shape, std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* t : inputs)
+    if (t->sizes() == shape) return !t->is_contiguous() && is_dense(*t) ? t->strides() : contiguous_strides(shape);
+  return contiguous_strides(shape);
+}
+
+// `t` as the 1-D run of memory it densely covers (a one-element tensor stays one element).
+Tensor flat(const Tensor& t) { return make_view(t, {t.numel() == 1 ? 1 : t.numel()}, {1}, t.storage_offset()); }
+
+// When every operand has out's layout (or is one element), the loop runs over flat memory: a
+// channels-last tensor is then as fast as a contiguous one.
+bool flat_loop_ok(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  if (out.is_contiguous() || !is_dense(out)) return false;
+  for (const Tensor* t : inputs)
+    if (t->numel() != 1 && !same_strides(*t, out)) return false;
+  return true;
+}
+
+// `t` broadcast to `out`'s shape, with its dims reordered into `out`'s memory order (outermost
+// first): a strided loop over such views walks `out` sequentially, so a channels-last output
+// with a per-channel operand ([N, C, 1, 1], a squeeze-and-excitation scale) runs over contiguous
+// channels instead of jumping by C every element.
+std::vector<size_t> memory_order(const Tensor& out) {
+  std::vector<size_t> perm(static_cast<size_t>(out.dim()));
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) { return out.strides()[a] > out.strides()[b]; });
+  return perm;
+}
+Tensor in_order(const Tensor& t, const std::vector<int64_t>& shape, const std::vector<size_t>& perm) {
+  const Tensor e = t.sizes() == shape ? t : expand_to(t, shape);
+  std::vector<int64_t> sizes, strides;
+  for (size_t p : perm) {
+    sizes.push_back(e.sizes()[p]);
+    strides.push_back(e.strides()[p]);
+  }
+  return make_view(e, std::move(sizes), std::move(strides), e.storage_offset());
+}
+
 // out = f(a, b) with a and b converted to `compute`; `make(T{})` returns the typed functor, whose
 // return type is the result's element type. With `into`, writes there (in-place forms).
 template <class Make>
@@ -46,7 +115,22 @@ Tensor binary(const IValue& a, const IValue& b, DType compute, const char* op, c
     if (into && into->dtype() == dtype_of<R>()) {
       out = *into;
     } else {
-      out = Tensor::empty(dtype_of<R>(), shape);
+      out = new_output_strided(dtype_of<R>(), shape, result_strides(shape, {&ta, &tb}));
+    }
+    if (flat_loop_ok(out, {&ta, &tb})) {
+      Tensor fo = flat(out);
+      const Tensor fa = flat(ta), fb = flat(tb);
+      StridedLoop it(fo, {&fa, &fb});
+      binary_loop<R, T, T>(it, f);
+      return;
+    }
+    if (!out.is_contiguous() && is_dense(out)) {
+      const auto perm = memory_order(out);
+      Tensor po = in_order(out, shape, perm);
+      const Tensor pa = in_order(ta, shape, perm), pb = in_order(tb, shape, perm);
+      StridedLoop it(po, {&pa, &pb});
+      binary_loop<R, T, T>(it, f);
+      return;
     }
     StridedLoop it(out, {&ta, &tb});
     binary_loop<R, T, T>(it, f);
@@ -58,8 +142,10 @@ Tensor binary(const IValue& a, const IValue& b, DType compute, const char* op, c
   return out;
 }
 
+// `bulk`: a float32 op with a vectorized run kernel (activations.h), used on contiguous runs.
 template <class Make>
-Tensor unary(const Tensor& x, DType compute, const char* op, const Make& make, Tensor* into = nullptr) {
+Tensor unary(const Tensor& x, DType compute, const char* op, const Make& make, Tensor* into = nullptr,
+             std::optional<Activation> bulk = std::nullopt) {
   const Tensor tx = x.dtype() == compute ? x : to_dtype(x, compute);
   Tensor out;
   dispatch_dtype(compute, op, [&](auto tag) {
@@ -67,9 +153,31 @@ Tensor unary(const Tensor& x, DType compute, const char* op, const Make& make, T
     const auto f = make(tag);
     using R = decltype(f(T{}));
     if (into) check_out(*into, dtype_of<R>(), x.sizes());
-    out = into && into->dtype() == dtype_of<R>() ? *into : Tensor::empty(dtype_of<R>(), x.sizes());
-    StridedLoop it(out, {&tx});
-    unary_loop<R, T>(it, f);
+    out = into && into->dtype() == dtype_of<R>() ? *into : new_output_strided(dtype_of<R>(), x.sizes(), result_strides(x.sizes(), {&tx}));
+    auto loop = [&](const StridedLoop& it) {
+      if constexpr (std::is_same_v<T, float> && std::is_same_v<R, float>) {
+        if (bulk) {
+          // Transcendentals cost tens of cycles an element: split finer than memory-bound ops.
+          it.run([&](char* const* p, const int64_t* st, int64_t n) {
+            if (st[0] == sizeof(float) && st[1] == sizeof(float)) {
+              activation_f32(*bulk, reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n);
+            } else {
+              for (int64_t i = 0; i < n; ++i)
+                *reinterpret_cast<float*>(p[0] + i * st[0]) = f(*reinterpret_cast<const float*>(p[1] + i * st[1]));
+            }
+          }, kGrainSize / 8);
+          return;
+        }
+      }
+      unary_loop<R, T>(it, f);
+    };
+    if (flat_loop_ok(out, {&tx})) {
+      Tensor fo = flat(out);
+      const Tensor fx = flat(tx);
+      loop(StridedLoop(fo, {&fx}));
+      return;
+    }
+    loop(StridedLoop(out, {&tx}));
   });
   if (into && !out.same(*into)) {
     copy_into(out, *into);
@@ -83,7 +191,7 @@ template <class Fn>
 Tensor complex_binary(const IValue& a, const IValue& b, DType dt, const Fn& fn, Tensor* into) {
   if (into) throw Unsupported("in-place arithmetic on complex tensors is not supported yet");
   const Tensor ta = operand_as(a, dt), tb = operand_as(b, dt);
-  Tensor out = Tensor::empty(dt, broadcast_shapes(ta.sizes(), tb.sizes()));
+  Tensor out = new_output(dt, broadcast_shapes(ta.sizes(), tb.sizes()));
   StridedLoop it(out, {&ta, &tb});
   dispatch_complex(dt, "complex arithmetic", [&](auto tag) {
     using C = decltype(tag);
@@ -359,7 +467,7 @@ Tensor where_impl(const Tensor& cond, const IValue& a, const IValue& b) {
   const Tensor c = operand_as(IValue(cond), DType::Bool);
   const Tensor ta = operand_as(a, dt), tb = operand_as(b, dt);
   const auto shape = broadcast_shapes(broadcast_shapes(c.sizes(), ta.sizes()), tb.sizes());
-  Tensor out = Tensor::empty(dt, shape);
+  Tensor out = new_output(dt, shape);
   StridedLoop it(out, {&c, &ta, &tb});
   dispatch_dtype(dt, "where", [&](auto tag) {
     using T = decltype(tag);
@@ -390,7 +498,7 @@ Tensor masked_fill_impl(const Tensor& self, const Tensor& mask_in, const IValue&
                                      shape_string(shape)));
   } else {
     const auto shape = broadcast_shapes(self.sizes(), mask.sizes());
-    out = Tensor::empty(self.dtype(), shape);
+    out = new_output(self.dtype(), shape);
   }
   StridedLoop it(out, {&self, &mask});
   dispatch_dtype(self.dtype(), "masked_fill", [&](auto tag) {
@@ -405,12 +513,12 @@ Tensor masked_fill_impl(const Tensor& self, const Tensor& mask_in, const IValue&
 
 // An op computed in floating point: integer inputs compute (and return) float32.
 template <class Fn>
-Tensor float_unary(const Tensor& x, const char* op, const Fn& fn, Tensor* into = nullptr) {
+Tensor float_unary(const Tensor& x, const char* op, const Fn& fn, Tensor* into = nullptr, std::optional<Activation> bulk = std::nullopt) {
   return unary(x, float_rtype(x.dtype()), op, [&](auto t) {
     using T = decltype(t);
     if constexpr (kIsFloat<T>) return [&fn](T v) -> T { return fn(v); };
     else return [](T v) -> T { return v; };  // unreachable: compute dtype is floating
-  }, into);
+  }, into, bulk);
 }
 
 // tanh through the vectorizable exp: (1 - e) / (1 + e) with e = exp(-2|x|), and its Taylor series
@@ -426,18 +534,19 @@ inline float fast_tanh(float x) {
 }
 inline double fast_tanh(double x) { return std::tanh(x); }
 
-#define FLOAT_UNARY(NAME, EXPR)                                                        \
+#define FLOAT_UNARY_BULK(NAME, EXPR, BULK)                                             \
   Tensor NAME##_fn(const Tensor& x, Tensor* into = nullptr) {                          \
     return float_unary(x, #NAME, [](auto v) -> decltype(v) {                           \
       using T = decltype(v);                                                           \
       (void)sizeof(T);                                                                 \
       return EXPR;                                                                     \
-    }, into);                                                                          \
+    }, into, BULK);                                                                    \
   }
+#define FLOAT_UNARY(NAME, EXPR) FLOAT_UNARY_BULK(NAME, EXPR, std::nullopt)
 
 FLOAT_UNARY(sqrt, std::sqrt(v))
 FLOAT_UNARY(rsqrt, T(1) / std::sqrt(v))
-FLOAT_UNARY(exp, std::exp(v))
+FLOAT_UNARY_BULK(exp, std::exp(v), Activation::Exp)
 FLOAT_UNARY(expm1, std::expm1(v))
 FLOAT_UNARY(log, std::log(v))
 FLOAT_UNARY(log2, std::log2(v))
@@ -446,15 +555,16 @@ FLOAT_UNARY(log1p, std::log1p(v))
 FLOAT_UNARY(sin, std::sin(v))
 FLOAT_UNARY(cos, std::cos(v))
 FLOAT_UNARY(tan, std::tan(v))
-FLOAT_UNARY(erf, std::erf(v))
+FLOAT_UNARY_BULK(erf, std::erf(v), Activation::Erf)
 FLOAT_UNARY(reciprocal, T(1) / v)
-FLOAT_UNARY(tanh, fast_tanh(v))
-FLOAT_UNARY(sigmoid, T(1) / (T(1) + vexp(-v)))
-FLOAT_UNARY(silu, v / (T(1) + vexp(-v)))
+FLOAT_UNARY_BULK(tanh, fast_tanh(v), Activation::Tanh)
+FLOAT_UNARY_BULK(sigmoid, T(1) / (T(1) + vexp(-v)), Activation::Sigmoid)
+FLOAT_UNARY_BULK(silu, v / (T(1) + vexp(-v)), Activation::Silu)
 FLOAT_UNARY(mish, v * std::tanh(std::log1p(std::exp(v))))
 FLOAT_UNARY(hardswish, v * std::min(std::max(v + T(3), T(0)), T(6)) / T(6))
 FLOAT_UNARY(hardsigmoid, std::min(std::max(v + T(3), T(0)), T(6)) / T(6))
 #undef FLOAT_UNARY
+#undef FLOAT_UNARY_BULK
 
 // Ops that keep the input's dtype (integers included).
 template <class Make>
@@ -533,13 +643,13 @@ Tensor gelu_fn(const Tensor& x, const std::string& approximate, Tensor* into = n
       using T = decltype(v);
       const T k = static_cast<T>(M_SQRT2 * M_2_SQRTPI * 0.5);
       return T(0.5) * v * (T(1) + std::tanh(k * (v + T(0.044715) * v * v * v)));
-    }, into);
+    }, into, Activation::GeluTanh);
   }
   if (approximate != "none") throw InvalidInput(fmt::format("approximate argument must be either none or tanh."));
   return float_unary(x, "gelu", [](auto v) -> decltype(v) {
     using T = decltype(v);
     return v * T(0.5) * (T(1) + std::erf(v * static_cast<T>(M_SQRT1_2)));
-  }, into);
+  }, into, Activation::GeluErf);
 }
 
 Tensor softplus_fn(const Tensor& x, double beta, double threshold) {

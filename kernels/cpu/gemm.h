@@ -1,8 +1,8 @@
 #pragma once
-// Matrix products for the neural-network kernels, on Eigen's GEMM over our own buffers (no
-// copies when one stride of each operand is 1). Eigen splits one large product over the OpenMP
-// team itself and runs serially when called inside a parallel region, so callers that already
-// parallelize over a batch get one GEMM per thread.
+// Matrix products for the neural-network kernels over our own buffers (no copies when one stride
+// of each operand is 1): float32 on oneDNN's sgemm, float64 on OpenBLAS's dgemm. Both split one
+// large product over the OpenMP team and run serially when called inside a parallel region, so
+// callers that already parallelize over a batch get one GEMM per thread.
 #include <cstdint>
 
 #include "lib/core/tensor.h"

@@ -1,4 +1,4 @@
-// mm, bmm, addmm, baddbmm, mv, dot, matmul, linear: every product is one Eigen GEMM per matrix
+// mm, bmm, addmm, baddbmm, mv, dot, matmul, linear: every product is one GEMM (gemm.h) per matrix
 // over the operands' own buffers (a transposed view is read as column-major, not copied); a bias
 // or `self` term is written into the output first and the GEMM accumulates onto it.
 #include "kernels/cpu/linear.h"
@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/output.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/parallel.h"
 #include "kernels/registry.h"
@@ -87,7 +89,7 @@ Tensor mm_impl(const Tensor& self, const Tensor& mat2, const Tensor& term, doubl
                                    mat_string(mat2.sizes()[0], mat2.sizes()[1])));
   check_float_pair(self, mat2, op);
   if (term.defined()) check_same_dtype(term, self);
-  Tensor out = Tensor::empty(self.dtype(), {self.sizes()[0], mat2.sizes()[1]});
+  Tensor out = new_output(self.dtype(), {self.sizes()[0], mat2.sizes()[1]});
   dispatch_floating(self.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const Tensor a = readable<T>(self), b = readable<T>(mat2);
@@ -133,7 +135,7 @@ void batched(const Tensor& a, const Tensor& b, const std::vector<int64_t>& batch
     }
     gemm<T>(ma, mb, c, p, alpha, gbeta);
   };
-  // Many small products: one per thread. Few large ones: Eigen splits each over the team.
+  // Many small products: one per thread. Few large ones: the GEMM splits each over the team.
   if (count >= omp_get_max_threads() && count > 1) {
     parallel_for(0, count, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t i = b0; i < b1; ++i) one(i);
@@ -177,7 +179,7 @@ Tensor bmm_impl(const Tensor& self, const Tensor& mat2, const Tensor& term, doub
     throw InvalidInput(fmt::format("Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].", bs, k,
                                    mat2.sizes()[0], mat2.sizes()[1]));
   check_float_pair(self, mat2, op);
-  Tensor out = Tensor::empty(self.dtype(), {bs, n, p});
+  Tensor out = new_output(self.dtype(), {bs, n, p});
   dispatch_floating(self.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const Tensor a = readable<T>(self), b = readable<T>(mat2);
@@ -198,20 +200,35 @@ Tensor bmm_impl(const Tensor& self, const Tensor& mat2, const Tensor& term, doub
   return out;
 }
 
-// A view of `t` ([..., k]) as a [rows, k] matrix when its leading dims fold into one stride.
-bool foldable(const Tensor& t) {
+}  // namespace
+
+std::optional<int64_t> folded_row_stride(const Tensor& t) {
   const int64_t d = t.dim();
-  for (int64_t i = 0; i + 2 < d; ++i)
-    if (t.sizes()[i + 1] != 1 && t.strides()[i] != t.strides()[i + 1] * t.sizes()[i + 1]) return false;
-  return true;
+  if (d == 0) return std::nullopt;
+  std::optional<int64_t> ld;
+  int64_t expected = 0;
+  // Leading dims from the innermost out; size-1 dims say nothing about the layout.
+  for (int64_t i = d - 2; i >= 0; --i) {
+    const int64_t size = t.sizes()[i], stride = t.strides()[i];
+    if (size == 1) continue;
+    if (!ld) {
+      ld = stride;
+    } else if (stride != expected) {
+      return std::nullopt;
+    }
+    expected = stride * size;
+  }
+  return ld ? *ld : t.sizes()[d - 1];
 }
+
+namespace {
 
 Tensor dot_impl(const Tensor& a, const Tensor& b) {
   if (a.sizes()[0] != b.sizes()[0])
     throw InvalidInput(fmt::format("inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number of elements, but got {} and {} elements respectively",
                                    a.sizes()[0], b.sizes()[0], a.sizes()[0], b.sizes()[0]));
   check_float_pair(a, b, "aten::dot");
-  Tensor out = Tensor::empty(a.dtype(), {});
+  Tensor out = new_output(a.dtype(), {});
   dispatch_floating(a.dtype(), "aten::dot", [&](auto tag) {
     using T = decltype(tag);
     const T* x = data_of<T>(a);
@@ -229,7 +246,7 @@ Tensor mv_impl(const Tensor& mat, const Tensor& vec, const Tensor& term, double 
     throw InvalidInput(fmt::format("size mismatch, got {}, {}x{},{}", mat.sizes()[0], mat.sizes()[0], mat.dim() == 2 ? mat.sizes()[1] : 0,
                                    vec.numel()));
   check_float_pair(mat, vec, "aten::mv");
-  Tensor out = Tensor::empty(mat.dtype(), {mat.sizes()[0]});
+  Tensor out = new_output(mat.dtype(), {mat.sizes()[0]});
   dispatch_floating(mat.dtype(), "aten::mv", [&](auto tag) {
     using T = decltype(tag);
     const Tensor a = readable<T>(mat);
@@ -263,13 +280,16 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   }
   std::vector<int64_t> out_sizes(input.sizes().begin(), input.sizes().end() - 1);
   out_sizes.push_back(n);
-  Tensor out = Tensor::empty(input.dtype(), out_sizes);
+  Tensor out = new_output(input.dtype(), out_sizes);
   dispatch_floating(input.dtype(), "aten::linear", [&](auto tag) {
     using T = decltype(tag);
     Tensor x = input;
-    if (!foldable(x) || !gemm_readable(MatRef<T>{nullptr, rows, k, x.dim() >= 2 ? x.strides()[x.dim() - 2] : k, x.strides()[x.dim() - 1]}))
+    auto ld = folded_row_stride(x);
+    if (!ld || !gemm_readable(MatRef<T>{nullptr, rows, k, *ld, x.strides()[x.dim() - 1]})) {
       x = contiguous(x);
-    const int64_t xrs = x.dim() >= 2 ? x.strides()[x.dim() - 2] : k;
+      ld = k;
+    }
+    const int64_t xrs = *ld;
     const MatRef<T> a{data_of<T>(x), rows, k, xrs, x.strides()[x.dim() - 1]};
     const MatRef<T> wt{data_of<T>(weight), k, n, weight.strides()[1], weight.strides()[0]};
     const Tensor w = gemm_readable(wt) ? weight : contiguous(weight);
@@ -289,11 +309,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     return view_as(r, {r.sizes()[1]}, {1});
   }
   if (d1 == 2 && d2 == 2) return mm_impl(a, b, Tensor(), 0.0, 1.0, "aten::matmul");
-  if (d1 >= 3 && d2 <= 2 && foldable(a)) {
+  if (d1 >= 3 && d2 <= 2 && folded_row_stride(a)) {
     // Fold a's batch dims into its rows: one GEMM.
     const int64_t k = a.sizes()[d1 - 1];
     const int64_t rows = k == 0 ? 0 : a.numel() / k;
-    const Tensor a2 = view_as(a, {rows, k}, {a.strides()[d1 - 2], a.strides()[d1 - 1]});
+    const Tensor a2 = view_as(a, {rows, k}, {rows <= 1 ? std::max<int64_t>(k, 1) : *folded_row_stride(a), a.strides()[d1 - 1]});
     std::vector<int64_t> sizes(a.sizes().begin(), a.sizes().end() - 1);
     Tensor r;
     if (d2 == 1) {
@@ -320,7 +340,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   std::vector<int64_t> full = batch;
   full.push_back(n);
   full.push_back(p);
-  Tensor out = Tensor::empty(a.dtype(), full);
+  Tensor out = new_output(a.dtype(), full);
   dispatch_floating(a.dtype(), "aten::matmul", [&](auto tag) {
     using T = decltype(tag);
     const Tensor ra = readable<T>(a2), rb = readable<T>(b2);

@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/output.h"
+#include "kernels/cpu/pooling_nhwc.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/parallel.h"
 #include "kernels/registry.h"
@@ -20,7 +25,12 @@ struct Planes {
   std::vector<int64_t> lead;  // sizes before the spatial dims
 };
 
-Planes as_planes(const Tensor& input, int64_t spatial, const char* op) {
+// The pooled channels-last path (pooling_nhwc.h): float32 4-D channels-last input, which
+// PyTorch pools into a channels-last output.
+bool nhwc_input(const Tensor& t) { return t.dtype() == DType::Float32 && t.dim() == 4 && !t.is_contiguous() && is_channels_last(t); }
+
+// `contiguous_copy` false: the checks only (p.t is the input as it is).
+Planes as_planes(const Tensor& input, int64_t spatial, const char* op, bool contiguous_copy = true) {
   const int64_t d = input.dim();
   if (d != spatial + 1 && d != spatial + 2)
     throw InvalidInput(fmt::format("{}: Expected {}D or {}D input tensor, but got {}", op, spatial + 1, spatial + 2, shape_string(input.sizes())));
@@ -29,7 +39,7 @@ Planes as_planes(const Tensor& input, int64_t spatial, const char* op) {
       throw InvalidInput(fmt::format("{}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {} being empty",
                                      op, shape_string(input.sizes()), i));
   Planes p;
-  p.t = contiguous(input);
+  p.t = contiguous_copy ? contiguous(input) : input;
   p.lead.assign(input.sizes().begin(), input.sizes().end() - spatial);
   p.h = spatial == 2 ? input.sizes()[d - 2] : 1;
   p.w = input.sizes()[d - 1];
@@ -108,8 +118,56 @@ T nan_max(T m, T v) {
   return (v > m || v != v) ? v : m;
 }
 
-// Values-only max pooling without dilation, separably: the max over the window's rows into one
-// row (vectorized across the width), then over the window's columns.
+// One plane of values-only max pooling without dilation, separably: the max over the window's
+// rows into one row (vectorized across the width), then over the window's columns (vectorized
+// across the outputs whose window lies inside the row; the edges one by one).
+template <class T>
+JITCTL_ALWAYS_INLINE void max_pool_plane_body(const T* src, T* dst, T* rm, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a) {
+  const int64_t kw = a.k[1], sw = a.s[1], pw = a.p[1];
+  // Outputs [xa, xb) read columns x * sw - pw .. + kw - 1, all inside [0, w).
+  const int64_t xa = std::min(ow, (pw + sw - 1) / sw);
+  const int64_t xb = std::max(xa, std::min(ow, w - kw + pw >= 0 ? (w - kw + pw) / sw + 1 : 0));
+  for (int64_t y = 0; y < oh; ++y) {
+    const int64_t y0 = std::max<int64_t>(y * a.s[0] - a.p[0], 0), y1 = std::min(y * a.s[0] - a.p[0] + a.k[0], h);
+    std::copy(src + y0 * w, src + (y0 + 1) * w, rm);
+    for (int64_t iy = y0 + 1; iy < y1; ++iy) {
+      const T* r = src + iy * w;
+      for (int64_t x = 0; x < w; ++x) rm[x] = nan_max(rm[x], r[x]);
+    }
+    T* d = dst + y * ow;
+    auto edge = [&](int64_t x) {
+      const int64_t x0 = std::max<int64_t>(x * sw - pw, 0), x1 = std::min(x * sw - pw + kw, w);
+      T m = -std::numeric_limits<T>::infinity();
+      for (int64_t ixx = x0; ixx < x1; ++ixx) m = nan_max(m, rm[ixx]);
+      d[x] = m;
+    };
+    for (int64_t x = 0; x < xa; ++x) edge(x);
+    // Window column by window column, each a loop over outputs the compiler vectorizes (a
+    // constant stride for the usual 1 and 2).
+    auto columns = [&](auto stride) {
+      const int64_t st = stride;
+      for (int64_t x = xa; x < xb; ++x) d[x] = rm[x * st - pw];
+      for (int64_t j = 1; j < kw; ++j)
+        for (int64_t x = xa; x < xb; ++x) d[x] = nan_max(d[x], rm[x * st - pw + j]);
+    };
+    if (sw == 1)
+      columns(std::integral_constant<int64_t, 1>{});
+    else if (sw == 2)
+      columns(std::integral_constant<int64_t, 2>{});
+    else
+      columns(sw);
+    for (int64_t x = xb; x < ow; ++x) edge(x);
+  }
+}
+
+JITCTL_ALWAYS_INLINE void max_pool_plane_f32_body(const float* src, float* dst, float* rm, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                                  const PoolArgs& a) {
+  max_pool_plane_body<float>(src, dst, rm, h, w, oh, ow, a);
+}
+JITCTL_ISA_CLONES(void, max_pool_plane_f32,
+                  (const float* src, float* dst, float* rm, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a),
+                  (src, dst, rm, h, w, oh, ow, a))
+
 template <class T>
 void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64_t ow, const PoolArgs& a) {
   over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
@@ -117,22 +175,10 @@ void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64
     rowmax.resize(static_cast<size_t>(pl.w));
     const T* src = in + plane * pl.h * pl.w;
     T* dst = out + plane * oh * ow;
-    for (int64_t y = 0; y < oh; ++y) {
-      const int64_t y0 = std::max<int64_t>(y * a.s[0] - a.p[0], 0), y1 = std::min(y * a.s[0] - a.p[0] + a.k[0], pl.h);
-      T* rm = rowmax.data();
-      std::copy(src + y0 * pl.w, src + (y0 + 1) * pl.w, rm);
-      for (int64_t iy = y0 + 1; iy < y1; ++iy) {
-        const T* r = src + iy * pl.w;
-#pragma omp simd
-        for (int64_t x = 0; x < pl.w; ++x) rm[x] = nan_max(rm[x], r[x]);
-      }
-      for (int64_t x = 0; x < ow; ++x) {
-        const int64_t x0 = std::max<int64_t>(x * a.s[1] - a.p[1], 0), x1 = std::min(x * a.s[1] - a.p[1] + a.k[1], pl.w);
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t ixx = x0; ixx < x1; ++ixx) m = nan_max(m, rm[ixx]);
-        dst[y * ow + x] = m;
-      }
-    }
+    if constexpr (std::is_same_v<T, float>)
+      max_pool_plane_f32(src, dst, rowmax.data(), pl.h, pl.w, oh, ow, a);
+    else
+      max_pool_plane_body(src, dst, rowmax.data(), pl.h, pl.w, oh, ow, a);
   });
 }
 
@@ -140,13 +186,15 @@ void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64
 std::pair<Tensor, Tensor> max_pool(const Stack& st, int64_t spatial, bool want_indices, const char* op) {
   const PoolArgs a = pool_args(st, spatial, true, op);
   const bool ceil_mode = st[5].to_bool();
-  const Planes pl = as_planes(st[0].to_tensor(), spatial, op);
+  const bool nhwc = spatial == 2 && !want_indices && a.d[0] == 1 && a.d[1] == 1 && nhwc_input(st[0].to_tensor());
+  const Planes pl = as_planes(st[0].to_tensor(), spatial, op, !nhwc);
   const int64_t oh = pooled_size(pl.h, a.k[0], a.p[0], a.s[0], a.d[0], ceil_mode);
   const int64_t ow = pooled_size(pl.w, a.k[1], a.p[1], a.s[1], a.d[1], ceil_mode);
   check_output_size(pl, oh, ow);
+  if (nhwc) return {max_pool2d_nhwc(pl.t, {oh, ow, a.k[0], a.k[1], a.s[0], a.s[1], a.p[0], a.p[1]}), Tensor()};
   const auto shape = out_shape(pl, spatial, oh, ow);
-  Tensor out = Tensor::empty(pl.t.dtype(), shape);
-  Tensor idx = want_indices ? Tensor::empty(DType::Int64, shape) : Tensor();
+  Tensor out = new_output(pl.t.dtype(), shape);
+  Tensor idx = want_indices ? new_output(DType::Int64, shape) : Tensor();
   dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = data_of<T>(pl.t);
@@ -192,11 +240,18 @@ Tensor avg_pool2d(const Stack& st) {
   const bool ceil_mode = st[4].to_bool(), count_include_pad = st[5].to_bool();
   const int64_t divisor = st[6].is_none() ? 0 : st[6].to_int();
   if (!st[6].is_none() && divisor == 0) throw InvalidInput("divisor must be not zero");
-  const Planes pl = as_planes(st[0].to_tensor(), 2, op);
+  const bool nhwc = nhwc_input(st[0].to_tensor());
+  const Planes pl = as_planes(st[0].to_tensor(), 2, op, !nhwc);
   const int64_t oh = pooled_size(pl.h, a.k[0], a.p[0], a.s[0], 1, ceil_mode);
   const int64_t ow = pooled_size(pl.w, a.k[1], a.p[1], a.s[1], 1, ceil_mode);
   check_output_size(pl, oh, ow);
-  Tensor out = Tensor::empty(pl.t.dtype(), out_shape(pl, 2, oh, ow));
+  if (nhwc) {
+    NhwcWindows w{oh, ow, a.k[0], a.k[1], a.s[0], a.s[1], a.p[0], a.p[1]};
+    w.count_include_pad = count_include_pad;
+    w.divisor = divisor;
+    return avg_pool2d_nhwc(pl.t, w);
+  }
+  Tensor out = new_output(pl.t.dtype(), out_shape(pl, 2, oh, ow));
   dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = data_of<T>(pl.t);
@@ -241,12 +296,18 @@ std::vector<int64_t> adaptive_size(const IValue& v, int64_t spatial, const char*
 }
 
 std::pair<Tensor, Tensor> adaptive_pool(const Stack& st, int64_t spatial, bool is_max, const char* op) {
-  const Planes pl = as_planes(st[0].to_tensor(), spatial, op);
+  const bool nhwc = spatial == 2 && !is_max && nhwc_input(st[0].to_tensor());
+  const Planes pl = as_planes(st[0].to_tensor(), spatial, op, !nhwc);
   const auto os = adaptive_size(st[1], spatial, op);
   const int64_t oh = os[0], ow = os[1];
+  if (nhwc && oh > 0 && ow > 0) {
+    NhwcWindows w{oh, ow, 0, 0, 1, 1, 0, 0};
+    w.adaptive = true;
+    return {avg_pool2d_nhwc(pl.t, w), Tensor()};
+  }
   const auto shape = out_shape(pl, spatial, oh, ow);
-  Tensor out = Tensor::empty(pl.t.dtype(), shape);
-  Tensor idx = is_max ? Tensor::empty(DType::Int64, shape) : Tensor();
+  Tensor out = new_output(pl.t.dtype(), shape);
+  Tensor idx = is_max ? new_output(DType::Int64, shape) : Tensor();
   dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = data_of<T>(pl.t);
@@ -342,7 +403,7 @@ Tensor upsample_nearest2d(const Stack& st) {
   if (input.dim() != 4) throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
   const Planes pl = as_planes(input, 2, op);
   const UpsampleArgs u = upsample_args(pl, st[1], st[2], op);
-  Tensor out = Tensor::empty(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
+  Tensor out = new_output(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
   std::vector<int64_t> xs(static_cast<size_t>(u.ow));
   for (int64_t x = 0; x < u.ow; ++x) xs[x] = nearest_index(x, pl.w, u.ow, u.scale_w);
   dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
@@ -389,7 +450,7 @@ Tensor upsample_bilinear2d(const Stack& st) {
   const bool align_corners = st[2].to_bool();
   const Planes pl = as_planes(input, 2, op);
   const UpsampleArgs u = upsample_args(pl, st[1], st[3], op);
-  Tensor out = Tensor::empty(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
+  Tensor out = new_output(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
   dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const auto ty = lerp_table<T>(pl.h, u.oh, align_corners, u.scale_h);

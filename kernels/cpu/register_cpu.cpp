@@ -22,6 +22,7 @@ void register_cpu_kernels() {
   register_indexing_kernels();
   register_math_kernels();
   register_tensor_algebra_kernels();
+  register_enum_kernels();
 }
 
 }  // namespace jitctl

@@ -24,7 +24,8 @@ void register_attention_kernels();   // _native_multi_head_attention, _transform
 void register_embedding_kernels();   // embedding
 void register_statistics_kernels();  // std/var (+ _mean), median, mode, quantile
 void register_math_kernels();        // acos.., exp2, erfc, isnan.., atan2, hypot, fmod, lerp, addcmul, aliases
-void register_indexing_kernels();
-void register_tensor_algebra_kernels();  // einsum, outer, cross, trace, diag, vector norms, cosine_similarity    // index/index_put, scatter, masked_select, take, nonzero ...
+void register_indexing_kernels();       // index/index_put, scatter, masked_select, take, nonzero ...
+void register_tensor_algebra_kernels();  // einsum, outer, cross, trace, diag, vector norms, cosine_similarity
+void register_enum_kernels();            // Enum members: ==, !=, .name, .value
 
 }  // namespace jitctl

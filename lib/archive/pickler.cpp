@@ -216,6 +216,12 @@ class Pickler {
     const auto dot = o->type_name.rfind('.');
     if (dot == std::string::npos) throw Error(ExitCode::InvalidInput, fmt::format("class name {} is not qualified", o->type_name));
     global(o->type_name.substr(0, dot), o->type_name.substr(dot + 1));
+    if (o->is_enum) {
+      // As torch.jit.save writes an Enum member: its class called with its value.
+      value(o->attrs.at(1).second);
+      op(REDUCE);
+      return;
+    }
     op(EMPTY_TUPLE);
     op(NEWOBJ);
     put_memo(o.get());

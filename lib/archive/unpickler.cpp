@@ -9,6 +9,7 @@
 
 #include "lib/archive/pickle_opcodes.h"
 #include "lib/core/error.h"
+#include "lib/core/enum_value.h"
 
 namespace jitctl {
 namespace {
@@ -285,6 +286,11 @@ class Unpickler {
   }
 
   IValue call(Callable c, const IValue& fn, const IValue& args_v) {
+    // torch.jit.save pickles a TorchScript Enum member as GLOBAL <enum class>, <its value>, REDUCE:
+    // the argument is the bare value, not a tuple. The member's name comes from the class's code.
+    if (c == Callable::ScriptClass && (args_v.is(K::Int) || args_v.is(K::Double) || args_v.is(K::String))) {
+      return make_enum_value(fn.to_global().qualified_name, "", args_v);
+    }
     const auto& a = tuple_items(args_v, fn.to_global().qualified_name.c_str());
     auto want = [&](size_t n) {
       if (a.size() != n) fail(fmt::format("{} takes {} arguments, got {}", fn.to_global().qualified_name, n, a.size()));

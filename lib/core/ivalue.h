@@ -118,6 +118,9 @@ struct ObjectData {
   // Its class, once the runtime has resolved type_name (attrs are then in the class's slot order,
   // so that prim::GetAttr is an index).
   std::shared_ptr<ClassType> cls;
+  // A member of a TorchScript Enum (lib/core/enum_value.h): attrs are then exactly
+  // ("name", str or None while unknown) and ("value", int/float/str).
+  bool is_enum = false;
 
   const IValue* attr(const std::string& name) const;
 };

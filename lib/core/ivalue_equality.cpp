@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "lib/core/enum_value.h"
 #include "lib/core/half.h"
 
 namespace jitctl {
@@ -55,7 +56,9 @@ bool ivalues_equal(const IValue& a, const IValue& b) {
     case K::Tuple: return items_equal(a.to_tuple()->items, b.to_tuple()->items, ivalues_equal);
     case K::Storage: return a.to_storage() == b.to_storage();
     case K::Dict: return a.to_dict() == b.to_dict();
-    case K::Object: return a.to_object() == b.to_object();
+    case K::Object:
+      if (is_enum_value(a) && is_enum_value(b)) return enum_values_equal(a, b);
+      return a.to_object() == b.to_object();
     case K::Global: return a.to_global().qualified_name == b.to_global().qualified_name;
     default: return false;
   }

@@ -1,27 +1,89 @@
 #include "lib/core/storage.h"
 
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <vector>
 
 namespace jitctl {
 namespace {
 
+constexpr std::align_val_t kAlign{64};
+
+// Buffers of 32 KiB and more freed by one call are what the next call of the same model asks
+// for: keeping them (by size, rounded up to 4 KiB pages) saves the page faults and the kernel's zero-filling of
+// freshly mapped memory, which the allocator would otherwise pay on every call (it returns
+// blocks this large to the OS). With the interpreter releasing each value at its last use, this
+// is the memory plan: a value's buffer is reused by the next value of that size.
+class BufferPool {
+ public:
+  static constexpr size_t kMinBytes = size_t{32} << 10;
+  static constexpr size_t kGranule = size_t{4} << 10;
+  static constexpr size_t kMaxCached = size_t{1} << 30;
+
+  static BufferPool& global() {
+    static BufferPool* pool = new BufferPool();  // never destroyed: storages may outlive statics
+    return *pool;
+  }
+  static size_t rounded(size_t n) { return (n + kGranule - 1) / kGranule * kGranule; }
+
+  uint8_t* get(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(bytes);
+      if (it != free_.end() && !it->second.empty()) {
+        uint8_t* p = it->second.back();
+        it->second.pop_back();
+        cached_ -= bytes;
+        return p;
+      }
+    }
+    return static_cast<uint8_t*>(::operator new[](bytes, kAlign));
+  }
+  void put(uint8_t* p, size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + bytes <= kMaxCached) {
+        free_[bytes].push_back(p);
+        cached_ += bytes;
+        return;
+      }
+    }
+    ::operator delete[](p, kAlign);
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<uint8_t*>> free_;
+  size_t cached_ = 0;
+};
+
 // 64-byte alignment keeps vectorized kernels on aligned loads.
-std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes) {
-  constexpr std::align_val_t kAlign{64};
+std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes, bool zero = true) {
+  if (nbytes >= BufferPool::kMinBytes) {
+    const size_t bytes = BufferPool::rounded(nbytes);
+    uint8_t* p = BufferPool::global().get(bytes);
+    if (zero) std::memset(p, 0, nbytes);
+    return std::shared_ptr<uint8_t>(p, [bytes](uint8_t* q) { BufferPool::global().put(q, bytes); });
+  }
   auto* p = static_cast<uint8_t*>(::operator new[](nbytes ? nbytes : 1, kAlign));
-  std::memset(p, 0, nbytes ? nbytes : 1);
+  if (zero) std::memset(p, 0, nbytes ? nbytes : 1);
   return std::shared_ptr<uint8_t>(p, [](uint8_t* q) { ::operator delete[](q, kAlign); });
 }
 
 }  // namespace
 
-std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
+std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) { return owned(nbytes, device, true); }
+
+std::shared_ptr<Storage> Storage::allocate_uninitialized(size_t nbytes, Device device) { return owned(nbytes, device, false); }
+
+std::shared_ptr<Storage> Storage::owned(size_t nbytes, Device device, bool zero) {
   auto s = std::shared_ptr<Storage>(new Storage());
   s->nbytes_ = nbytes;
   s->device_ = device;
   s->origin_ = "memory";
-  auto buf = aligned_buffer(nbytes);
+  auto buf = aligned_buffer(nbytes, zero);
   s->data_ = buf.get();
   s->keepalive_ = std::shared_ptr<const void>(buf, buf.get());
   s->owned_ = true;
@@ -45,7 +107,7 @@ const uint8_t* Storage::data() const {
 uint8_t* Storage::mutable_data() {
   const uint8_t* src = data();
   if (!owned_) {
-    auto buf = aligned_buffer(nbytes_);
+    auto buf = aligned_buffer(nbytes_, !(src && nbytes_));  // the copy overwrites every byte
     if (src && nbytes_) std::memcpy(buf.get(), src, nbytes_);
     data_ = buf.get();
     keepalive_ = std::shared_ptr<const void>(buf, buf.get());

@@ -18,7 +18,11 @@ class Storage {
   // Fetches the bytes: returns a pointer valid for as long as `keepalive` lives.
   using Loader = std::function<const uint8_t*(std::shared_ptr<const void>& keepalive)>;
 
+  // Zero-filled bytes.
   static std::shared_ptr<Storage> allocate(size_t nbytes, Device device = {});
+  // Bytes with whatever the allocator left there: for kernel outputs the kernel fully overwrites
+  // (zero-filling a large output first costs as much memory traffic as writing it).
+  static std::shared_ptr<Storage> allocate_uninitialized(size_t nbytes, Device device = {});
   static std::shared_ptr<Storage> lazy(size_t nbytes, Device device, std::string origin, Loader loader);
 
   size_t nbytes() const { return nbytes_; }
@@ -34,6 +38,7 @@ class Storage {
 
  private:
   Storage() = default;
+  static std::shared_ptr<Storage> owned(size_t nbytes, Device device, bool zero);
   size_t nbytes_ = 0;
   Device device_;
   std::string origin_;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "lib/core/error.h"
+#include "lib/core/enum_value.h"
 #include "lib/frontend/schema_matching.h"
 #include "lib/frontend/type_parser.h"
 #include "lib/ops/schema_registry.h"
@@ -346,6 +347,12 @@ class Emitter {
         if (auto* iface = t->cast<InterfaceType>()) {
           if (iface->find_method(field)) return {Sugared::Kind::Method, obj.value, field};
         }
+        if (auto* e = t->cast<EnumType>(); e && (field == "value" || field == "name")) {
+          Node* n = graph_->insert_node(graph_->create(field == "value" ? prim::EnumValue : prim::EnumName, {obj.value}, 1));
+          // PyTorch gives these nodes no source range.
+          n->output()->set_type(field == "value" ? e->value_type() : StringType::get());
+          return simple(n->output());
+        }
         if (field == "tolist" && t->is_subtype_of(*TensorType::get())) return {Sugared::Kind::SpecialForm, nullptr, field};
         // Method syntax on other values calls the builtin with `self`.
         return {Sugared::Kind::Builtin, obj.value, "aten::" + field};
@@ -353,6 +360,15 @@ class Emitter {
       case Sugared::Kind::Constants: return simple(emit_constant_table(field, r));
       case Sugared::Kind::Class:
         if (field == "__new__") return {Sugared::Kind::ClassNew, nullptr, obj.name};
+        if (TypePtr t = cu_.find_type(obj.name); t && t->cast<EnumType>()) {
+          for (const auto& [name, value] : t->cast<EnumType>()->names_values()) {
+            if (name != field) continue;
+            Value* v = graph_->insert_constant(make_enum_value(obj.name, name, value), loc(r));
+            v->set_type(t);
+            return simple(v);
+          }
+          invalid(r, fmt::format("enum {} has no member '{}'", obj.name, field));
+        }
         unsupported(r, fmt::format("attribute '{}' of class {}", field, obj.name));
       default: unsupported(r, fmt::format("attribute '{}' of this value", field));
     }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lib/core/enum_value.h"
 #include "lib/core/string_literal.h"
 #include "lib/ir/ivalue_type.h"
 #include "lib/ir/tensor_text.h"
@@ -86,7 +87,12 @@ void repr(std::string& out, const IValue& v) {
     case K::Dict: repr_dict(out, *v.to_dict()); return;
     case K::Device: out += "torch.device(" + quote_string(v.to_device().str()) + ")"; return;
     // PyTorch prints a non-module object as its address; a stable placeholder serves better.
-    case K::Object: out += "object(" + v.to_object()->type_name + ")"; return;
+    case K::Object:
+      if (is_enum_value(v)) {
+        out += enum_class_name(v) + "." + enum_member_name(v);
+        return;
+      }
+      out += "object(" + v.to_object()->type_name + ")"; return;
     default: out += fmt::format("<{}>", kind_name(v.kind())); return;
   }
 }

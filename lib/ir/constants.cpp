@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "lib/core/enum_value.h"
 #include "lib/ir/ivalue_type.h"
 
 namespace jitctl {
@@ -88,6 +89,12 @@ Value* Graph::try_insert_constant(const IValue& val, std::optional<SourceLocatio
       n->output()->set_type(std::move(type));
       break;
     }
+    case K::Object:
+      // Of the objects only Enum members are constants; their class's type is the caller's to set.
+      if (!is_enum_value(val)) return refuse();
+      n->ival_(attr::value, val);
+      n->output()->set_type(AnyEnumType::get());
+      break;
     default: return refuse();
   }
   if (loc) n->set_source_location(std::move(loc));
@@ -120,6 +127,10 @@ std::optional<IValue> to_ivalue(const Value* v) {
     case TypeKind::List:
     case TypeKind::Tuple:
     case TypeKind::Dict:
+      if (n->kind_of(attr::value) == AttributeKind::ival) return n->ival(attr::value);
+      break;
+    case TypeKind::Enum:
+    case TypeKind::AnyEnum:
       if (n->kind_of(attr::value) == AttributeKind::ival) return n->ival(attr::value);
       break;
     case TypeKind::String: return IValue(n->s(attr::value));

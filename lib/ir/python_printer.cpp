@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "lib/core/string_literal.h"
+#include "lib/core/enum_value.h"
 #include "lib/ir/attribute_text.h"
 #include "lib/ir/constants.h"
 #include "lib/ir/ivalue_type.h"
@@ -495,6 +496,7 @@ struct PythonPrinter::Impl {
 
   void print_constant(Tagged& stmt, const IValue& v) {
     put(stmt, code_repr(v, [&](const IValue& x) -> std::optional<std::string> {
+          if (is_enum_value(x)) return enum_class_name(x) + "." + enum_member_name(x);
           if (x.is_tensor() || x.is_object() || contains_non_ascii_string(x))
             return "CONSTANTS.c" + std::to_string(get_or_add_constant(x));
           return std::nullopt;

@@ -8,6 +8,7 @@
 #include "lib/core/future.h"
 #include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
+#include "lib/runtime/prepare.h"
 
 namespace jitctl {
 namespace {
@@ -325,6 +326,12 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
       }
       case OpCode::Raise:
         raise(ref(ops[in.in]), in.n_in > 1 ? &ref(ops[in.in + 1]) : nullptr, f.extras[in.extra].name);
+      case OpCode::Prepared:
+        push_inputs(in);
+        in.prepared->run(stack);
+        pop_outputs(in, "prepared");
+        ++pc;
+        break;
       case OpCode::Missing:
         throw Unsupported(fmt::format("operator {} has no kernel", f.extras[in.extra].name));
     }

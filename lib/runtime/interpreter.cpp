@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "lib/core/error.h"
+#include "lib/core/enum_value.h"
 #include "lib/frontend/graph_function.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/serialization/load_module.h"
@@ -108,6 +109,15 @@ struct RuntimeState final : CalleeResolver, std::enable_shared_from_this<Runtime
   }
 
   void prepare_object(const std::shared_ptr<ObjectData>& o) {
+    if (o->is_enum) {
+      // The pickle holds only the member's value; its name (prim::EnumName) is in the class's code.
+      const TypePtr t = module.cu->find_type(o->type_name);
+      const auto* e = t ? t->cast<EnumType>() : nullptr;
+      if (!e || !resolve_enum_name(IValue(o), *e))
+        throw InvalidInput(fmt::format("{}: the archive holds a value of enum {} that its code does not define",
+                                       module.archive->path(), o->type_name));
+      return;
+    }
     auto cls = module.cu->find_class(o->type_name);
     if (!cls) return;  // a C++ class: opaque
     std::vector<std::pair<std::string, IValue>> attrs;

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "lib/ops/schema.h"
 #include "lib/frontend/schema_matching.h"
 #include "lib/ops/schema_registry.h"
 #include "lib/ir/constants.h"
+#include "lib/runtime/prepare.h"
 #include "lib/runtime/prim_ops.h"
 
 namespace jitctl {
@@ -92,9 +94,26 @@ class Lowering {
     return static_cast<uint32_t>(f_.extras.size() - 1);
   }
 
+  // Prepared groups (prepare.h) are emitted where their last node is; their other nodes are not
+  // emitted at all (their values have no other readers).
   void emit_block(const Block* b) {
+    std::unordered_map<const Node*, PreparedGroup> group_at;  // by last node
+    std::unordered_set<const Node*> grouped;
+    for (Node* n : b->nodes()) {
+      if (grouped.count(n)) continue;
+      auto g = prepare_group(n, &kernel_for, [&](const Node* m) { return grouped.count(m) > 0; });
+      if (!g) continue;
+      for (Node* m : g->nodes) grouped.insert(m);
+      group_at.emplace(g->nodes.back(), std::move(*g));
+    }
     for (Node* n : b->nodes()) {
       const size_t first = f_.code.size();
+      if (auto it = group_at.find(n); it != group_at.end()) {
+        emit_prepared(it->second);
+        note_origin(n, first);  // a prepared group's errors name its last node
+        continue;
+      }
+      if (grouped.count(n)) continue;
       emit_node(n);
       note_origin(n, first);
     }
@@ -118,6 +137,13 @@ class Lowering {
     const auto index = static_cast<uint32_t>(f_.origins.size() - 1);
     for (size_t i = first; i < f_.code.size(); ++i)
       if (f_.origin_of[i] == operand::kNone) f_.origin_of[i] = index;
+  }
+
+  void emit_prepared(const PreparedGroup& g) {
+    Instr& in = emit(OpCode::Prepared, g.inputs, {g.output});
+    in.prepared = g.op.get();
+    in.extra = add_extra({.name = std::string(g.nodes.front()->kind().qual_string()) + " (prepared)"});
+    f_.prepared.push_back(g.op);
   }
 
   // Registers for a node's outputs, allocated even when unused (control flow assigns them).
@@ -194,22 +220,36 @@ class Lowering {
     loop_ = outer;
   }
 
-  const FunctionSchema* schema_of(const Node* n) {
+  static const FunctionSchema* schema_of(const Node* n) {
     if (n->schema()) return n->schema();
     return match_builtin_schema(n);
   }
 
-  void emit_kernel(Node* n) {
+  // The kernel of an operator node, or nullptr.
+  static KernelFn kernel_for(const Node* n) {
     const FunctionSchema* s = schema_of(n);
-    KernelFn k = nullptr;
-    std::string name = s ? s->full_name() : std::string(n->kind().qual_string());
-    if (s) k = find_kernel(name);
+    const std::string name = s ? s->full_name() : std::string(n->kind().qual_string());
+    KernelFn k = s ? find_kernel(name) : nullptr;
     if (!k) k = find_prim_op(name);
     if (!k) k = find_prim_op(n->kind().qual_string());
+    return k;
+  }
+
+  void emit_kernel(Node* n) {
+    const FunctionSchema* s = schema_of(n);
+    std::string name = s ? s->full_name() : std::string(n->kind().qual_string());
+    const KernelFn k = kernel_for(n);
     if (!k) {
       r_.missing(s ? s->str() : name);
       Instr& in = emit(OpCode::Missing, n->inputs(), n->outputs());
       in.extra = add_extra({.name = s ? s->str() : name});
+      return;
+    }
+    if (auto prepared = prepare_kernel(n, name)) {
+      Instr& in = emit(OpCode::Prepared, n->inputs(), n->outputs());
+      in.prepared = prepared.get();
+      in.extra = add_extra({.name = name + " (prepared)"});
+      f_.prepared.push_back(std::move(prepared));
       return;
     }
     Instr& in = emit(OpCode::Kernel, n->inputs(), n->outputs());

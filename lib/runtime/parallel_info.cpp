@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <Eigen/src/Core/util/Macros.h>  // the version numbers only
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 #include <cstdlib>
 #include <thread>
 
@@ -36,8 +37,16 @@ std::string openmp_version() {
   return spec ? fmt::format("OpenMP {} (a.k.a. OpenMP {})", _OPENMP, spec) : fmt::format("OpenMP {}", _OPENMP);
 }
 
+std::string onednn_version() {
+  const dnnl_version_t* v = dnnl_version();
+  return fmt::format("v{}.{}.{}", v->major, v->minor, v->patch);
+}
+
 std::string blas_library() {
-  return fmt::format("Eigen {}.{}.{}", EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION);
+  // openblas_get_config(): "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64".
+  std::string openblas = openblas_get_config();
+  if (auto sp = openblas.find(' ', openblas.find(' ') + 1); sp != std::string::npos) openblas.resize(sp);
+  return fmt::format("oneDNN {} for float32, {} for float64", onednn_version(), openblas);
 }
 
 ParallelSettings parallel_settings() {
@@ -61,9 +70,10 @@ std::string parallel_info() {
   s += fmt::format("\tat::get_num_interop_threads() : {}\n", get_num_interop_threads());
   s += openmp_version() + "\n";
   s += fmt::format("\tomp_get_max_threads() : {}\n", omp_get_max_threads());
-  // jitctl has neither MKL nor oneDNN: its matrix products and convolutions use Eigen.
+  // No MKL: matrix products run on oneDNN (float32) and OpenBLAS (float64); convolutions and
+  // linears of packed weights on oneDNN, which PyTorch names MKL-DNN.
   s += fmt::format("MKL not found (BLAS: {})\n", blas_library());
-  s += "MKL-DNN not found (convolutions: jitctl's own kernels on Eigen GEMM)\n";
+  s += fmt::format("oneDNN {} (convolutions, linears, float32 GEMM)\n", onednn_version());
   s += fmt::format("std::thread::hardware_concurrency() : {}\n", std::thread::hardware_concurrency());
   s += "Environment variables:\n";
   s += fmt::format("\tOMP_NUM_THREADS : {}\n", env_or_not_set("OMP_NUM_THREADS"));

@@ -20,7 +20,7 @@ ParallelSettings parallel_settings();
 
 // "OpenMP 201511 (a.k.a. OpenMP 4.5)", from the _OPENMP this was compiled with.
 std::string openmp_version();
-// What does the matrix products: "Eigen 3.4.0".
+// What does the matrix products: "oneDNN v2.6.3 for float32, OpenBLAS 0.3.21 for float64".
 std::string blas_library();
 
 }  // namespace jitctl

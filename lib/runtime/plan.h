@@ -14,6 +14,7 @@
 namespace jitctl {
 
 struct Plan;
+class PreparedKernel;
 
 // Operands are packed into one word: the index, then two flag bits.
 namespace operand {
@@ -44,6 +45,7 @@ enum class OpCode : uint8_t {
   Isinstance,    // outputs[0] = inputs[0] is one of `types`
   Raise,         // raise inputs[0] (message), inputs[1] (Python class name)
   Missing,       // an operator without a kernel (only in graphs planned for tests): throws
+  Prepared,      // prepared->run(stack): a kernel with state made once (packed weights, fused ops)
 };
 
 struct Instr {
@@ -55,6 +57,7 @@ struct Instr {
   uint32_t target = 0;  // jump target
   const Plan* callee = nullptr;
   uint32_t extra = 0;  // index into Plan::extras (names, types)
+  const PreparedKernel* prepared = nullptr;  // owned by Plan::prepared
 };
 
 // Data an instruction needs beyond registers: a method name, the types of an isinstance, a class.
@@ -82,6 +85,7 @@ struct Plan {
   std::vector<InstrExtra> extras;
   uint32_t num_registers = 0;
   std::vector<uint32_t> input_registers;  // kNone for an input nobody reads
+  std::vector<std::shared_ptr<const PreparedKernel>> prepared;  // kernels/prepared.h, lib/runtime/prepare.h
 };
 
 }  // namespace jitctl

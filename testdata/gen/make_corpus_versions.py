@@ -30,6 +30,7 @@ import subprocess
 import sys
 import warnings
 import zipfile
+from enum import Enum
 from typing import Dict, List, Optional, Tuple
 
 import torch
@@ -306,6 +307,45 @@ class Buffers(nn.Module):
        extra_files={"meta.json": '{"author": "jitctl testdata"}'})
 def _buffers():
     return Buffers(), [(torch.randn(2, 6),), (torch.randn(3, 6),)]
+
+
+class Layout(Enum):
+    NCHW = "NCHW"
+    NHWC = "NHWC"
+    NLC = "NLC"
+
+
+class Scale(Enum):
+    ONE = 1
+    TWO = 2
+
+
+def to_layout(x: Tensor, fmt: Layout) -> Tensor:
+    if fmt == Layout.NHWC:
+        return x.permute(0, 2, 3, 1)
+    if fmt == Layout.NLC:
+        return x.flatten(2).transpose(1, 2)
+    return x
+
+
+class EnumAttrs(nn.Module):
+    """An Enum module attribute (pickled as class + value), Enum constants, ==/!=, .name, .value."""
+
+    def __init__(self):
+        super().__init__()
+        self.fmt = Layout.NLC
+        self.scale = Scale.TWO
+
+    def forward(self, x: Tensor) -> Tuple[Tensor, str, int]:
+        y = to_layout(x, self.fmt) * self.scale.value
+        if self.fmt != Layout.NCHW:
+            y = y + 1
+        return y, self.fmt.name + "/" + Layout.NHWC.value, self.scale.value
+
+
+@model("enum_attrs_scripted", "scripted", "Enum attributes, constants, comparisons, .name and .value (timm's Format)")
+def _enum_attrs():
+    return EnumAttrs(), [(torch.randn(1, 3, 4, 4),), (torch.randn(2, 2, 3, 5),)]
 
 
 # ---------------------------------------------------------------- writing

@@ -62,6 +62,10 @@ std::vector<Case> cases() {
   c.push_back({"max_pool_3x3s2_64x112", "aten::max_pool2d",
                {randn({1, 64, 112, 112}), ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(false)}});
   c.push_back({"adaptive_avg_512x7", "aten::adaptive_avg_pool2d", {randn({1, 512, 7, 7}), ints({1, 1})}});
+  c.push_back({"gelu_64x4096", "aten::gelu", {randn({64, 4096}), IValue(std::string("none"))}});
+  c.push_back({"gelu_tanh_64x4096", "aten::gelu", {randn({64, 4096}), IValue(std::string("tanh"))}});
+  c.push_back({"tanh_64x4096", "aten::tanh", {randn({64, 4096})}});
+  c.push_back({"sigmoid_64x4096", "aten::sigmoid", {randn({64, 4096})}});
   c.push_back({"layer_norm_256x512", "aten::layer_norm",
                {randn({256, 512}), ints({512}), randn({512}), randn({512}), IValue(1e-5), IValue(true)}});
   return c;

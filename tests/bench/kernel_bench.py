@@ -30,6 +30,7 @@ bn = [torch.randn(1, 64, 56, 56)] + [torch.randn(64) for _ in range(4)]
 mp = torch.randn(1, 64, 112, 112)
 ap = torch.randn(1, 512, 7, 7)
 ln = [torch.randn(256, 512), torch.randn(512), torch.randn(512)]
+g = torch.randn(64, 4096)
 CASES = [
     ("conv_r18_stem_7x7s2", conv(1, 3, 224, 64, 7, 2, 3, 1)),
     ("conv_r18_l1_3x3_64", conv(1, 64, 56, 64, 3, 1, 1, 1)),
@@ -49,6 +50,10 @@ CASES = [
     ("batch_norm_64x56", lambda: F.batch_norm(bn[0], bn[3], bn[4], bn[1], bn[2], False)),
     ("max_pool_3x3s2_64x112", lambda: F.max_pool2d(mp, 3, 2, 1)),
     ("adaptive_avg_512x7", lambda: F.adaptive_avg_pool2d(ap, 1)),
+    ("gelu_64x4096", lambda: F.gelu(g)),
+    ("gelu_tanh_64x4096", lambda: F.gelu(g, approximate="tanh")),
+    ("tanh_64x4096", lambda: torch.tanh(g)),
+    ("sigmoid_64x4096", lambda: torch.sigmoid(g)),
     ("layer_norm_256x512", lambda: F.layer_norm(ln[0], [512], ln[1], ln[2])),
 ]
 

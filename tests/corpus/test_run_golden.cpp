@@ -136,7 +136,11 @@ struct Case {
 
 std::vector<Case> corpus() {
   std::vector<Case> cases;
-  for (const auto& [models, golden, torch_version] : jitctl::test::corpus_dirs()) {
+  // Every corpus of the other tests, plus models_fast: the models of the fast paths (oneDNN
+  // convolutions and linears, fused epilogues), which have outputs only.
+  auto dirs = jitctl::test::corpus_dirs();
+  dirs.push_back({"models_fast", "golden_fast", nullptr});
+  for (const auto& [models, golden, torch_version] : dirs) {
     const fs::path mdir = fs::path(JITCTL_TESTDATA) / models, gdir = fs::path(JITCTL_TESTDATA) / golden;
     if (!fs::exists(gdir)) continue;
     for (const auto& e : fs::directory_iterator(gdir)) {

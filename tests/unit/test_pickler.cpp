@@ -6,6 +6,7 @@
 #include "lib/archive/pickler.h"
 #include "lib/archive/torch_save.h"
 #include "lib/archive/unpickler.h"
+#include "lib/core/enum_value.h"
 #include "lib/core/error.h"
 
 using namespace jitctl;
@@ -116,4 +117,33 @@ TEST_CASE("torch.save files are written atomically and read back") {
   CHECK(std::memcmp(b.data(), base.data(), base.nbytes()) == 0);
   CHECK(b.storage() == t[1].to_tensor().storage());
   fs::remove_all(dir);
+}
+
+TEST_CASE("Enum members are written as torch.jit.save writes them: class, value, REDUCE") {
+  auto obj = std::make_shared<ObjectData>();
+  obj->type_name = "__torch__.M";
+  obj->attrs = {{"fmt", make_enum_value("__torch__.timm.layers.format.Format", "NLC", IValue("NLC"))},
+                {"scale", make_enum_value("__torch__.Scale", "", IValue(int64_t(2)))}};
+  PickleOptions po;
+  po.dialect = PickleOptions::Dialect::TorchScript;
+  const std::string bytes = pickle(IValue(obj), po);
+  // GLOBAL '__torch__.timm.layers.format Format', then the value, then REDUCE (no argument tuple).
+  const auto at = bytes.find("c__torch__.timm.layers.format\nFormat\n");
+  REQUIRE(at != std::string::npos);
+  CHECK(bytes.find("NLC", at) != std::string::npos);
+  UnpickleOptions uo;
+  uo.allow_torchscript_classes = true;
+  auto back = unpickle(bytes, uo).to_object();
+  const IValue& fmt = *back->attr("fmt");
+  REQUIRE(is_enum_value(fmt));
+  CHECK(enum_class_name(fmt) == "__torch__.timm.layers.format.Format");
+  CHECK(enum_member_value(fmt).to_string() == "NLC");
+  CHECK(enum_member_name(fmt).empty());  // the pickle does not hold names; the class's code does
+  auto type = EnumType::create("__torch__.timm.layers.format.Format", StringType::get(),
+                               {{"NCHW", IValue("NCHW")}, {"NLC", IValue("NLC")}});
+  CHECK(resolve_enum_name(fmt, *type->cast<EnumType>()));
+  CHECK(enum_member_name(fmt) == "NLC");
+  CHECK(enum_values_equal(fmt, make_enum_value("__torch__.timm.layers.format.Format", "NLC", IValue("NLC"))));
+  CHECK_FALSE(enum_values_equal(*back->attr("scale"), make_enum_value("__torch__.Other", "TWO", IValue(int64_t(2)))));
+  CHECK(enum_member_value(*back->attr("scale")).to_int() == 2);
 }

@@ -1,0 +1,117 @@
+#include "kernels/cpu/activations.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "kernels/cpu/isa_dispatch.h"
+#include "kernels/cpu/tensor_util.h"
+
+namespace jitctl::cpu {
+namespace {
+
+// exp(x) for x <= 0 (NaN aside, which callers handle): vexp without its overflow and subnormal
+// cases. Below -87 it returns about 1e-38 instead of the tiny exact value, which every caller
+// adds to 1 or multiplies by a bounded factor.
+JITCTL_ALWAYS_INLINE float exp_nonpositive(float x) {
+  const float xc = x < -87.0f ? -87.0f : x;
+  const float t = xc * 1.44269504088896341f + 12582912.0f;  // 1.5 * 2^23: rounds to an integer
+  const float fx = t - 12582912.0f;
+  int32_t n;
+  std::memcpy(&n, &t, sizeof n);
+  n -= 0x4B400000;
+  const float r = xc - fx * 0.693359375f - fx * -2.12194440e-4f;
+  const float p =
+      ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r + 8.3334519073e-3f) * r + 4.1665795894e-2f) * r + 1.6666665459e-1f) * r +
+      5.0000001201e-1f;
+  const float y = p * (r * r) + r + 1.0f;
+  const int32_t bits = (n + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return y * scale;
+}
+
+JITCTL_ALWAYS_INLINE float tanh_f(float x) {
+  const float ax = std::fabs(x);
+  const float e = exp_nonpositive(-2.0f * ax);
+  const float big = (1.0f - e) / (1.0f + e);
+  const float x2 = x * x;
+  const float small = ax * (1.0f + x2 * (-1.0f / 3 + x2 * (2.0f / 15 + x2 * (-17.0f / 315))));
+  const float r = ax < 0.1f ? small : big;
+  return x != x ? x : std::copysign(r, x);
+}
+
+JITCTL_ALWAYS_INLINE float erf_f(float x) {
+  const float ax = std::fabs(x);
+  const float t = 1.0f / (1.0f + 0.3275911f * ax);
+  const float poly = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t + 0.254829592f) * t;
+  const float r = 1.0f - poly * exp_nonpositive(-ax * ax);
+  return x != x ? x : std::copysign(r, x);
+}
+
+JITCTL_ALWAYS_INLINE void activation_body(Activation f, const float* x, float* y, int64_t n) {
+  switch (f) {
+    case Activation::Exp:
+      for (int64_t i = 0; i < n; ++i) y[i] = vexp(x[i]);
+      break;
+    case Activation::Tanh:
+      for (int64_t i = 0; i < n; ++i) y[i] = tanh_f(x[i]);
+      break;
+    case Activation::Sigmoid:
+      for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + vexp(-x[i]));
+      break;
+    case Activation::Silu:
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + vexp(-x[i]));
+      break;
+    case Activation::Erf:
+      for (int64_t i = 0; i < n; ++i) y[i] = erf_f(x[i]);
+      break;
+    case Activation::GeluErf:
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] * 0.5f * (1.0f + erf_f(x[i] * 0.70710678118654752f));
+      break;
+    case Activation::GeluTanh: {
+      const float k = 0.79788456080286536f;  // sqrt(2 / pi)
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        y[i] = 0.5f * v * (1.0f + tanh_f(k * (v + 0.044715f * v * v * v)));
+      }
+      break;
+    }
+  }
+}
+
+JITCTL_ISA_CLONES(void, activation, (Activation f, const float* x, float* y, int64_t n), (f, x, y, n))
+
+JITCTL_ALWAYS_INLINE void softmax_body(float* x, int64_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    mx = x[i] > mx ? x[i] : mx;
+    nan = nan || x[i] != x[i];
+  }
+  if (nan) {
+    for (int64_t i = 0; i < n; ++i) x[i] = std::numeric_limits<float>::quiet_NaN();
+    return;
+  }
+  if (mx == -std::numeric_limits<float>::infinity()) {
+    for (int64_t i = 0; i < n; ++i) x[i] = 0.0f;
+    return;
+  }
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_nonpositive(x[i] - mx);
+    sum += x[i];
+  }
+  const float inv = 1.0f / sum;
+  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
+}
+
+JITCTL_ISA_CLONES(void, softmax, (float* x, int64_t n), (x, n))
+
+}  // namespace
+
+void activation_f32(Activation f, const float* x, float* y, int64_t n) { activation(f, x, y, n); }
+
+void softmax_f32(float* x, int64_t n) { softmax(x, n); }
+
+}  // namespace jitctl::cpu

@@ -1,0 +1,21 @@
+#pragma once
+// float32 transcendental activations over contiguous runs, vectorized for the ISA in use
+// (isa_dispatch.h): exp, tanh, sigmoid, SiLU, erf and both GELUs. The approximations are
+// branch-free so they vectorize: exp as tensor_util.h's vexp (within 2 ulp); erf as Abramowitz &
+// Stegun 7.1.26 (absolute error below 1.5e-7, the formula ATen's own vectorized erf uses); tanh
+// through exp with a series near 0.
+#include <cstdint>
+
+namespace jitctl::cpu {
+
+enum class Activation { Exp, Tanh, Sigmoid, Silu, Erf, GeluErf, GeluTanh };
+
+// y[i] = f(x[i]) for i < n; x and y may be the same array.
+void activation_f32(Activation f, const float* x, float* y, int64_t n);
+
+// Softmax of one row in place: exp(x - max) / sum, vectorized (attention's inner loop). A row
+// whose entries are all -inf (every key masked) becomes zeros, as ATen's masked softmax gives;
+// NaN propagates.
+void softmax_f32(float* x, int64_t n);
+
+}  // namespace jitctl::cpu

@@ -1,0 +1,38 @@
+#pragma once
+// Convolution arguments as the aten::conv* schemas give them, checked and resolved into one
+// geometry (shared by the registered kernels and the runtime's packed convolutions).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/core/tensor.h"
+
+namespace jitctl::cpu {
+
+// padding: explicit amounts (before == after), or "same"/"valid" (padding_mode set).
+struct ConvArgs {
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+  std::string padding_mode;  // "" for explicit padding
+  bool transposed = false;
+  int64_t groups = 1;
+};
+
+// 1-D convolutions as 2-D with height 1.
+struct ConvParams {
+  int64_t n, c, h, w;             // input
+  int64_t oc, kh, kw;             // output channels, kernel
+  int64_t sh, sw, ph, pw;         // stride, leading padding
+  int64_t ph_after, pw_after;     // trailing padding ("same" with an even kernel pads more after)
+  int64_t dh, dw;                 // dilation
+  int64_t oh, ow;                 // output size
+  int64_t groups;
+  bool transposed;
+  size_t spatial_dims;            // 1 or 2
+  std::vector<int64_t> out_sizes;  // [n, oc, (oh,) ow]
+};
+
+// Checks a batched input ([N, C, H, W], or [N, C, L] for a 3-D weight), the weight and the bias
+// as PyTorch does (its messages), and computes the output geometry. `op` names the op in messages.
+ConvParams conv_params(const Tensor& input, const Tensor& weight, const Tensor& bias, ConvArgs a, const char* op);
+
+}  // namespace jitctl::cpu

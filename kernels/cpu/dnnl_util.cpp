@@ -1,0 +1,84 @@
+#include "kernels/cpu/dnnl_util.h"
+
+#include <fmt/format.h>
+
+#include "kernels/cpu/cpu_features.h"
+#include "lib/core/error.h"
+
+namespace jitctl::cpu {
+namespace {
+
+// Caps oneDNN at the ISA our own kernels use (JITCTL_ISA), before it creates any primitive.
+void cap_dnnl_isa() {
+  const auto& f = cpu_features();
+  if (f.isa == f.detected) return;
+  const dnnl::cpu_isa cap = f.isa == Isa::Avx2 ? dnnl::cpu_isa::avx2 : dnnl::cpu_isa::sse41;
+  dnnl::set_max_cpu_isa(cap);
+}
+
+}  // namespace
+
+const dnnl::engine& dnnl_engine() {
+  static const dnnl::engine e = [] {
+    cap_dnnl_isa();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
+  return e;
+}
+
+dnnl::stream& dnnl_stream() {
+  thread_local dnnl::stream s(dnnl_engine());
+  return s;
+}
+
+dnnl::post_ops dnnl_post_ops(const Epilogue& e) {
+  using A = dnnl::algorithm;
+  using K = PostOp::Kind;
+  dnnl::post_ops po;
+  for (const PostOp& p : e) {
+    switch (p.kind) {
+      case K::Relu: po.append_eltwise(1.f, A::eltwise_relu, 0.f, 0.f); break;
+      case K::LeakyRelu: po.append_eltwise(1.f, A::eltwise_relu, p.a, 0.f); break;
+      case K::Clamp: po.append_eltwise(1.f, A::eltwise_clip, p.a, p.b); break;
+      case K::Silu: po.append_eltwise(1.f, A::eltwise_swish, 1.f, 0.f); break;
+      case K::Hardswish: po.append_eltwise(1.f, A::eltwise_hardswish, 0.f, 0.f); break;
+      case K::Hardsigmoid:
+        po.append_eltwise(1.f, A::eltwise_linear, 1.f / 6.f, 0.5f);
+        po.append_eltwise(1.f, A::eltwise_clip, 0.f, 1.f);
+        break;
+      case K::Sigmoid: po.append_eltwise(1.f, A::eltwise_logistic, 0.f, 0.f); break;
+      case K::Tanh: po.append_eltwise(1.f, A::eltwise_tanh, 0.f, 0.f); break;
+      case K::GeluErf: po.append_eltwise(1.f, A::eltwise_gelu_erf, 0.f, 0.f); break;
+      case K::GeluTanh: po.append_eltwise(1.f, A::eltwise_gelu_tanh, 0.f, 0.f); break;
+      case K::Add: po.append_sum(1.f); break;
+    }
+  }
+  return po;
+}
+
+std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& s) {
+  const int64_t c = std::max<int64_t>(s[1], 1), w = std::max<int64_t>(s[3], 1), h = std::max<int64_t>(s[2], 1);
+  return {h * w * c, 1, w * c, c};
+}
+
+bool is_channels_last(const Tensor& t) {
+  if (t.dim() != 4) return false;
+  const auto& s = t.sizes();
+  const auto want = channels_last_strides(s);
+  for (int i = 0; i < 4; ++i)
+    if (s[i] != 1 && t.strides()[i] != want[i]) return false;
+  return true;
+}
+
+dnnl::memory::desc dnnl_desc_of(const Tensor& t) {
+  using dt = dnnl::memory::data_type;
+  if (t.dtype() != DType::Float32) throw Unsupported(fmt::format("oneDNN kernels: dtype {} (float32 only)", dtype_name(t.dtype())));
+  dnnl::memory::dims dims(t.sizes().begin(), t.sizes().end()), strides(t.strides().begin(), t.strides().end());
+  return dnnl::memory::desc(dims, dt::f32, strides);
+}
+
+dnnl::memory dnnl_memory_of(const Tensor& t, const dnnl::memory::desc& d) {
+  return dnnl::memory(d, dnnl_engine(), const_cast<void*>(t.data()));
+}
+
+}  // namespace jitctl::cpu

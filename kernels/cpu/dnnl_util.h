@@ -1,0 +1,35 @@
+#pragma once
+// The oneDNN pieces every oneDNN-backed kernel shares: the CPU engine, a stream per thread, the
+// fused epilogue as oneDNN post-ops, and tensors for its outputs.
+//
+// oneDNN JIT-compiles its kernels for the CPU it runs on (AVX-512, AVX2, SSE4.1), so portable
+// builds lose nothing; JITCTL_ISA (cpu_features.h) caps it as it caps our own kernels. It runs on
+// the same OpenMP team as everything else, with as many threads as omp_get_max_threads().
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/cpu/epilogue.h"
+#include "lib/core/tensor.h"
+
+namespace jitctl::cpu {
+
+const dnnl::engine& dnnl_engine();
+// Streams are not shared between threads: each thread that runs a primitive gets its own.
+dnnl::stream& dnnl_stream();
+
+// The post-op chain of `e`; Add becomes a sum post-op (the residual is in dst beforehand).
+dnnl::post_ops dnnl_post_ops(const Epilogue& e);
+
+// Strides of an NCHW-sized tensor stored channels-last (NHWC), as PyTorch's
+// torch.channels_last: [H*W*C, 1, W*C, C].
+std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes);
+// Whether `t` (4-D) is stored densely channels-last (size-1 dims' strides ignored).
+bool is_channels_last(const Tensor& t);
+
+// Plain memory descriptor for a tensor's sizes and strides (its element type).
+dnnl::memory::desc dnnl_desc_of(const Tensor& t);
+dnnl::memory dnnl_memory_of(const Tensor& t, const dnnl::memory::desc& d);
+
+}  // namespace jitctl::cpu

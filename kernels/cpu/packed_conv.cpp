@@ -1,0 +1,165 @@
+#include "kernels/cpu/packed_conv.h"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <new>
+
+#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/output.h"
+#include "kernels/cpu/scratch.h"
+
+namespace jitctl::cpu {
+
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+// One input geometry (batch, height, width) and thread count (oneDNN splits the work when it
+// builds the primitive): the primitive oneDNN built for it and the weights packed for it.
+struct PackedConv::Primitive {
+  int64_t n, h, w;
+  int threads;
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward prim;
+  dnnl::memory weights;  // packed
+  dnnl::memory bias;     // empty when there is none
+  dnnl::memory::desc nhwc_src, nhwc_dst;
+  // The conversions the common cases need, built once: a contiguous (NCHW) input to
+  // channels-last, and the result to a contiguous output.
+  dnnl::reorder from_nchw, to_nchw;
+  dnnl::memory::desc nchw_src, nchw_dst;
+};
+
+namespace {
+
+// 4-D view of a 3-D (conv1d) tensor: height 1.
+dnnl::memory::desc desc_4d(const Tensor& t) {
+  if (t.dim() == 4) return dnnl_desc_of(t);
+  const auto& s = t.sizes();
+  const auto& st = t.strides();
+  return dnnl::memory::desc({s[0], s[1], 1, s[2]}, dt::f32, {st[0], st[1], s[2] * st[2], st[2]});
+}
+
+// Input geometries (and thread counts) a convolution keeps primitives for.
+constexpr size_t kMaxPlans = 8;
+
+bool dense_nhwc(const dnnl::memory::desc& d) {
+  return d == dnnl::memory::desc(d.dims(), dt::f32, tag::nhwc);
+}
+
+}  // namespace
+
+PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilogue)
+    : weight_(contiguous(weight)), bias_(bias.defined() ? contiguous(bias) : Tensor()), args_(std::move(args)), epilogue_(std::move(epilogue)) {}
+
+PackedConv::~PackedConv() = default;
+
+bool PackedConv::supports(const Tensor& weight, const Tensor& bias, const ConvArgs& args) {
+  if (args.transposed || weight.dtype() != DType::Float32 || (weight.dim() != 3 && weight.dim() != 4)) return false;
+  if (bias.defined() && (bias.dtype() != DType::Float32 || bias.dim() != 1)) return false;
+  for (auto s : weight.sizes())
+    if (s == 0) return false;
+  return args.groups >= 1;
+}
+
+std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const ConvParams& p) const {
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& pl : primitives_)
+    if (pl->n == p.n && pl->h == p.h && pl->w == p.w && pl->threads == threads) return pl;
+  const auto& eng = dnnl_engine();
+  const int64_t g = p.groups;
+  const dnnl::memory::dims src{p.n, p.c, p.h, p.w}, dst{p.n, p.oc, p.oh, p.ow};
+  const dnnl::memory::dims wdims = g == 1 ? dnnl::memory::dims{p.oc, p.c, p.kh, p.kw}
+                                          : dnnl::memory::dims{g, p.oc / g, p.c / g, p.kh, p.kw};
+  const dnnl::memory::desc src_d(src, dt::f32, tag::nhwc), dst_d(dst, dt::f32, tag::nhwc), w_any(wdims, dt::f32, tag::any);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(dnnl_post_ops(epilogue_));
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::memory::dims strides{p.sh, p.sw}, dil{p.dh - 1, p.dw - 1}, pad_l{p.ph, p.pw}, pad_r{p.ph_after, p.pw_after};
+  auto desc = bias_.defined()
+                  ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_d, w_any,
+                                                    dnnl::memory::desc({p.oc}, dt::f32, tag::x), dst_d, strides, dil, pad_l, pad_r)
+                  : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_d, w_any,
+                                                    dst_d, strides, dil, pad_l, pad_r);
+  auto plan = std::make_shared<Primitive>();
+  plan->n = p.n;
+  plan->h = p.h;
+  plan->w = p.w;
+  plan->threads = threads;
+  plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+  plan->prim = dnnl::convolution_forward(plan->pd);
+  // Weights: reuse a packing another plan already made in the same layout.
+  for (const auto& pl : primitives_)
+    if (pl->pd.weights_desc() == plan->pd.weights_desc()) plan->weights = pl->weights;
+  if (!plan->weights) {
+    const dnnl::memory::desc w_plain(wdims, dt::f32, g == 1 ? tag::oihw : tag::goihw);
+    dnnl::memory user(w_plain, eng, const_cast<void*>(weight_.data()));
+    plan->weights = dnnl::memory(plan->pd.weights_desc(), eng);
+    dnnl::reorder(user, plan->weights).execute(dnnl_stream(), user, plan->weights);
+    dnnl_stream().wait();
+  }
+  if (bias_.defined()) plan->bias = dnnl::memory(dnnl::memory::desc({p.oc}, dt::f32, tag::x), eng, const_cast<void*>(bias_.data()));
+  plan->nhwc_src = plan->pd.src_desc();
+  plan->nhwc_dst = plan->pd.dst_desc();
+  plan->nchw_src = dnnl::memory::desc(src, dt::f32, tag::nchw);
+  plan->nchw_dst = dnnl::memory::desc(dst, dt::f32, tag::nchw);
+  plan->from_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->nchw_src, eng, plan->nhwc_src));
+  plan->to_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->nhwc_dst, eng, plan->nchw_dst));
+  if (primitives_.size() >= kMaxPlans) primitives_.erase(primitives_.begin());  // callers still running it hold their own reference
+  primitives_.push_back(plan);
+  return plan;
+}
+
+Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channels_last_out) const {
+  const ConvParams p = conv_params(input, weight_, bias_, args_, "convolution");
+  const bool two_d = p.spatial_dims == 2;
+  if (p.n == 0) return new_output(DType::Float32, p.out_sizes);
+  if (input.numel() == 0) throw Unsupported("convolution of an input with no elements per image");
+  const bool add = has_residual(epilogue_);
+  if (add && (!residual.defined() || residual.sizes() != p.out_sizes || residual.dtype() != DType::Float32))
+    throw InvalidInput(fmt::format("convolution: the residual added to the output must have size {}, got {}", shape_string(p.out_sizes),
+                                   residual.defined() ? shape_string(residual.sizes()) : "None"));
+  const auto prim_ref = primitive_for(p);
+  const Primitive& plan = *prim_ref;
+  const auto& eng = dnnl_engine();
+  auto& stream = dnnl_stream();
+
+  // Source: in place when already channels-last, else converted into scratch.
+  const dnnl::memory::desc in_d = desc_4d(input);
+  dnnl::memory src;
+  if (dense_nhwc(in_d)) {
+    src = dnnl::memory(plan.nhwc_src, eng, const_cast<void*>(input.data()));
+  } else {
+    src = dnnl::memory(plan.nhwc_src, eng, scratch_buffer(ScratchSlot::ConvSrc, plan.nhwc_src.get_size()));
+    dnnl::memory user(in_d, eng, const_cast<void*>(input.data()));
+    if (in_d == plan.nchw_src)
+      plan.from_nchw.execute(stream, user, src);
+    else
+      dnnl::reorder(user, src).execute(stream, user, src);
+  }
+
+  // Destination: the output itself when it is channels-last, else scratch converted afterwards.
+  const bool direct_out = channels_last_out && two_d;
+  Tensor out = two_d && channels_last_out ? new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes))
+                                          : new_output(DType::Float32, p.out_sizes);
+  dnnl::memory dst = direct_out ? dnnl::memory(plan.nhwc_dst, eng, out.mutable_data())
+                                : dnnl::memory(plan.nhwc_dst, eng, scratch_buffer(ScratchSlot::ConvDst, plan.nhwc_dst.get_size()));
+  if (add) {
+    dnnl::memory r(desc_4d(residual), eng, const_cast<void*>(residual.data()));
+    dnnl::reorder(r, dst).execute(stream, r, dst);
+  }
+  dnnl::memory pad(plan.pd.scratchpad_desc(), eng, scratch_buffer(ScratchSlot::Primitive, plan.pd.scratchpad_desc().get_size()));
+  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};
+  if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
+  plan.prim.execute(stream, io);
+  if (!direct_out) {
+    dnnl::memory o(plan.nchw_dst, eng, out.mutable_data());
+    plan.to_nchw.execute(stream, dst, o);
+  }
+  stream.wait();
+  return out;
+}
+
+}  // namespace jitctl::cpu

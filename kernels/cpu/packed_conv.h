@@ -1,0 +1,51 @@
+#pragma once
+// A float32 convolution with its weights packed once into the layout oneDNN's kernel for this
+// CPU reads (its AVX-512/AVX2 direct, 1x1 and depthwise kernels), the bias and a fused epilogue
+// (activations, residual add) applied in the kernel's output loop.
+//
+// Activations are kept channels-last (NHWC strides on NCHW sizes, as torch.channels_last): the
+// layout those kernels read and write without conversion, and a plain strided tensor every
+// other kernel reads correctly. A contiguous (NCHW) input is converted on the way in; the output
+// is channels-last or contiguous as the caller asks.
+//
+// Built by the runtime's lowering for a conv node whose weight is a constant (packed once per
+// method), and ad hoc by the aten::conv kernels (packed per call). Safe to run from several
+// threads at once.
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/epilogue.h"
+#include "lib/core/tensor.h"
+
+namespace jitctl::cpu {
+
+class PackedConv {
+ public:
+  // weight [OC, IC/groups, KH, KW] (or [OC, IC/groups, K] for conv1d), float32; bias [OC] or
+  // undefined. `args` as the conv op's (not transposed).
+  PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilogue);
+  ~PackedConv();
+
+  // Whether PackedConv implements this convolution (float32, not transposed, 1-D or 2-D).
+  static bool supports(const Tensor& weight, const Tensor& bias, const ConvArgs& args);
+
+  // input: batched [N, C, H, W] (or [N, C, L]), any strides. residual: shaped as the output,
+  // required when the epilogue has an Add (any strides). Checks shapes as PyTorch does.
+  Tensor run(const Tensor& input, const Tensor& residual, bool channels_last_out) const;
+
+  const Epilogue& epilogue() const { return epilogue_; }
+
+ private:
+  struct Primitive;
+  std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;
+
+  Tensor weight_, bias_;
+  ConvArgs args_;
+  Epilogue epilogue_;
+  mutable std::mutex mu_;
+  mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
+};
+
+}  // namespace jitctl::cpu

@@ -1,0 +1,109 @@
+#include "kernels/cpu/pooling_nhwc.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/isa_dispatch.h"
+#include "kernels/cpu/output.h"
+#include "kernels/parallel.h"
+
+namespace jitctl::cpu {
+namespace {
+
+struct Geometry {
+  int64_t n, c, h, w;
+  NhwcWindows win;
+};
+
+// [y0, y1) x [x0, x1): the window of output pixel (y, x) clipped to the input, and the window's
+// size counting padding (avg_pool2d's count_include_pad divisor).
+struct Window {
+  int64_t y0, y1, x0, x1, padded_size;
+};
+
+JITCTL_ALWAYS_INLINE Window window_of(const Geometry& g, int64_t y, int64_t x) {
+  const NhwcWindows& w = g.win;
+  Window r{};
+  if (w.adaptive) {
+    r.y0 = (y * g.h) / w.oh;
+    r.y1 = ((y + 1) * g.h + w.oh - 1) / w.oh;
+    r.x0 = (x * g.w) / w.ow;
+    r.x1 = ((x + 1) * g.w + w.ow - 1) / w.ow;
+    r.padded_size = (r.y1 - r.y0) * (r.x1 - r.x0);
+    return r;
+  }
+  r.y0 = y * w.sh - w.ph;
+  r.y1 = std::min(r.y0 + w.kh, g.h + w.ph);
+  r.x0 = x * w.sw - w.pw;
+  r.x1 = std::min(r.x0 + w.kw, g.w + w.pw);
+  r.padded_size = (r.y1 - r.y0) * (r.x1 - r.x0);
+  r.y0 = std::max<int64_t>(r.y0, 0);
+  r.y1 = std::min(r.y1, g.h);
+  r.x0 = std::max<int64_t>(r.x0, 0);
+  r.x1 = std::min(r.x1, g.w);
+  return r;
+}
+
+// Output rows [r0, r1) of n * oh.
+JITCTL_ALWAYS_INLINE void max_rows_body(const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1) {
+  const int64_t c = g.c;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t n = r / g.win.oh, y = r % g.win.oh;
+    for (int64_t x = 0; x < g.win.ow; ++x) {
+      const Window wd = window_of(g, y, x);
+      float* o = out + (r * g.win.ow + x) * c;
+      for (int64_t ch = 0; ch < c; ++ch) o[ch] = -std::numeric_limits<float>::infinity();
+      for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
+        for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+          const float* s = in + ((n * g.h + iy) * g.w + ix) * c;
+          for (int64_t ch = 0; ch < c; ++ch) o[ch] = (s[ch] > o[ch] || s[ch] != s[ch]) ? s[ch] : o[ch];
+        }
+    }
+  }
+}
+JITCTL_ISA_CLONES(void, max_rows, (const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1), (in, out, g, r0, r1))
+
+JITCTL_ALWAYS_INLINE void avg_rows_body(const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1) {
+  const int64_t c = g.c;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t n = r / g.win.oh, y = r % g.win.oh;
+    for (int64_t x = 0; x < g.win.ow; ++x) {
+      const Window wd = window_of(g, y, x);
+      float* o = out + (r * g.win.ow + x) * c;
+      for (int64_t ch = 0; ch < c; ++ch) o[ch] = 0.f;
+      for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
+        for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+          const float* s = in + ((n * g.h + iy) * g.w + ix) * c;
+          for (int64_t ch = 0; ch < c; ++ch) o[ch] += s[ch];
+        }
+      const int64_t div = g.win.divisor ? g.win.divisor
+                          : (g.win.count_include_pad && !g.win.adaptive) ? wd.padded_size
+                                                                          : (wd.y1 - wd.y0) * (wd.x1 - wd.x0);
+      const float d = static_cast<float>(div);
+      for (int64_t ch = 0; ch < c; ++ch) o[ch] = div == 0 ? 0.f : o[ch] / d;
+    }
+  }
+}
+JITCTL_ISA_CLONES(void, avg_rows, (const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1), (in, out, g, r0, r1))
+
+template <class F>
+Tensor pool(const Tensor& input, const NhwcWindows& w, F rows) {
+  const auto& s = input.sizes();
+  const Geometry g{s[0], s[1], s[2], s[3], w};
+  const std::vector<int64_t> sizes{g.n, g.c, w.oh, w.ow};
+  Tensor out = new_output_strided(DType::Float32, sizes, channels_last_strides(sizes));
+  const float* in = static_cast<const float*>(input.data());
+  float* o = static_cast<float*>(out.mutable_data());
+  const int64_t rows_n = g.n * w.oh;
+  const int64_t per_row = std::max<int64_t>(1, w.ow * g.c * (w.adaptive ? (g.h / std::max<int64_t>(w.oh, 1) + 1) * (g.w / std::max<int64_t>(w.ow, 1) + 1) : w.kh * w.kw));
+  parallel_for(0, rows_n, std::max<int64_t>(1, kGrainSize / per_row), [&](int64_t r0, int64_t r1) { rows(in, o, g, r0, r1); });
+  return out;
+}
+
+}  // namespace
+
+Tensor max_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) { return pool(input, w, max_rows); }
+Tensor avg_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) { return pool(input, w, avg_rows); }
+
+}  // namespace jitctl::cpu

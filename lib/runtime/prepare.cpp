@@ -1,0 +1,669 @@
+#include "lib/runtime/prepare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "kernels/cpu/concat_nhwc.h"
+#include "kernels/cpu/epilogue.h"
+#include "kernels/cpu/packed_conv.h"
+#include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/tensor_util.h"
+#include "lib/core/error.h"
+#include "lib/frontend/schema_matching.h"
+#include "lib/ir/constants.h"
+
+namespace jitctl {
+namespace {
+
+using cpu::Epilogue;
+using cpu::PostOp;
+
+// A value's constant: a prim::Constant, or a list built from constants (how traced graphs pass
+// stride and padding).
+std::optional<IValue> constant_of(const Value* v) {
+  if (auto c = to_ivalue(v)) return c;
+  const Node* n = v->node();
+  if (n->kind().qual_string() != "prim::ListConstruct") return std::nullopt;
+  auto list = std::make_shared<ListData>();
+  for (const Value* in : n->inputs()) {
+    auto c = to_ivalue(in);
+    if (!c) return std::nullopt;
+    list->items.push_back(std::move(*c));
+  }
+  return IValue(std::move(list));
+}
+
+std::optional<Tensor> constant_tensor(const Value* v) {
+  auto c = constant_of(v);
+  if (!c || !c->is_tensor()) return std::nullopt;
+  return c->to_tensor();
+}
+
+bool is_kind(const Node* n, std::initializer_list<std::string_view> kinds) {
+  const std::string_view k = n->kind().qual_string();
+  for (auto x : kinds)
+    if (k == x) return true;
+  return false;
+}
+
+bool is_tensor_value(const Value* v) { return v->type()->kind() == TypeKind::Tensor; }
+
+// ---- what runs: the fast path, and the original kernels for inputs it cannot take ------------
+
+// A weight, bias or batch-norm parameter: a constant of the graph (a frozen module's), None, or
+// an input of the instruction (a module attribute the method reads and never writes).
+struct Param {
+  std::optional<Tensor> constant;
+  int slot = -1;  // input of the instruction
+
+  // The tensor for this call (undefined for None); false when the input is not a tensor.
+  bool get(const Stack& in, Tensor& out) const {
+    if (constant) {
+      out = *constant;
+      return true;
+    }
+    if (slot < 0) {
+      out = Tensor();
+      return true;
+    }
+    const IValue& v = in[static_cast<size_t>(slot)];
+    if (v.is_none()) {
+      out = Tensor();
+      return true;
+    }
+    if (!v.is_tensor()) return false;
+    out = v.to_tensor();
+    return true;
+  }
+};
+
+// One argument of an original node replayed through its kernel.
+struct Arg {
+  enum class Kind { Const, Chain, Slot } kind = Kind::Const;
+  IValue value;   // Const
+  size_t slot = 0;  // Slot: an input of the instruction
+};
+
+struct Step {
+  KernelFn fn = nullptr;
+  std::vector<Arg> args;
+};
+
+// The group's original nodes one by one (inputs it does not take, and PyTorch's own messages).
+Tensor replay(const std::vector<Step>& steps, const Stack& in) {
+  IValue v = in.at(0);
+  for (const Step& s : steps) {
+    Stack st;
+    st.reserve(s.args.size());
+    for (const Arg& a : s.args) st.push_back(a.kind == Arg::Kind::Const ? a.value : a.kind == Arg::Kind::Chain ? v : in.at(a.slot));
+    s.fn(st);
+    v = std::move(st.at(0));
+  }
+  return v.to_tensor();
+}
+
+// Batch norm in inference folded into the convolution before it: w' = w * g, b' = (b - mean) * g
+// + beta with g = gamma / sqrt(var + eps), as torch.jit.freeze folds it.
+std::pair<Tensor, Tensor> fold_batch_norm(const Tensor& w, const Tensor& b, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                                          const Tensor& var, double eps) {
+  const int64_t oc = w.sizes()[0], per = oc ? w.numel() / oc : 0;
+  auto f32 = [](const Tensor& t) { return t.defined() ? cpu::contiguous(t) : t; };
+  const Tensor wc = f32(w), bc = f32(b), gc = f32(gamma), betac = f32(beta), mc = f32(mean), vc = f32(var);
+  Tensor nw = Tensor::empty(DType::Float32, w.sizes()), nb = Tensor::empty(DType::Float32, {oc});
+  const float* pw = static_cast<const float*>(wc.data());
+  float* qw = static_cast<float*>(nw.mutable_data());
+  float* qb = static_cast<float*>(nb.mutable_data());
+  for (int64_t o = 0; o < oc; ++o) {
+    const double g = (gc.defined() ? static_cast<const float*>(gc.data())[o] : 1.0f) /
+                     std::sqrt(static_cast<double>(static_cast<const float*>(vc.data())[o]) + eps);
+    for (int64_t i = 0; i < per; ++i) qw[o * per + i] = static_cast<float>(pw[o * per + i] * g);
+    const double bias = bc.defined() ? static_cast<const float*>(bc.data())[o] : 0.0;
+    const double shift = betac.defined() ? static_cast<const float*>(betac.data())[o] : 0.0;
+    qb[o] = static_cast<float>((bias - static_cast<const float*>(mc.data())[o]) * g + shift);
+  }
+  return {nw, nb};
+}
+
+// Packed operators by the identity of the tensors they were packed from: one entry for a frozen
+// module, one per module instance otherwise (the tensors are kept, so their addresses stay theirs).
+template <class Packed>
+class PackCache {
+ public:
+  template <class Make>
+  std::shared_ptr<const Packed> get(const std::vector<Tensor>& key, const Make& make) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [k, p] : entries_) {
+      bool same = true;
+      for (size_t i = 0; i < k.size() && same; ++i)
+        same = k[i].defined() == key[i].defined() && (!k[i].defined() || k[i].same(key[i]));
+      if (same) return p;
+    }
+    auto p = make();
+    if (entries_.size() >= 64) entries_.erase(entries_.begin());
+    entries_.emplace_back(key, p);
+    return p;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::vector<std::pair<std::vector<Tensor>, std::shared_ptr<const Packed>>> entries_;
+};
+
+struct ConvSpec {
+  Param weight, bias;
+  bool batch_norm = false;
+  Param bn_weight, bn_bias, bn_mean, bn_var;
+  double bn_eps = 1e-5;
+  cpu::ConvArgs args;
+};
+
+class PreparedConv final : public PreparedKernel {
+ public:
+  PreparedConv(ConvSpec spec, cpu::Epilogue epi, bool channels_last_out, int residual_slot, int64_t weight_dim, std::vector<Step> steps)
+      : spec_(std::move(spec)), epi_(std::move(epi)), channels_last_out_(channels_last_out), residual_slot_(residual_slot),
+        weight_dim_(weight_dim), steps_(std::move(steps)) {}
+
+  void run(Stack& s) const override {
+    Tensor out;
+    auto conv = packed(s);
+    const IValue& x = s.at(0);
+    const IValue res = residual_slot_ >= 0 ? s.at(static_cast<size_t>(residual_slot_)) : IValue();
+    const bool ok = conv && x.is_tensor() && x.to_tensor().dtype() == DType::Float32 && x.to_tensor().dim() == weight_dim_ &&
+                    (residual_slot_ < 0 || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32));
+    if (ok) {
+      try {
+        out = conv->run(x.to_tensor(), residual_slot_ >= 0 ? res.to_tensor() : Tensor(), channels_last_out_);
+      } catch (const InvalidInput&) {
+        out = replay(steps_, s);  // the original kernels raise PyTorch's message, or handle what we do not
+      }
+    } else {
+      out = replay(steps_, s);
+    }
+    s.assign(1, IValue(std::move(out)));
+  }
+
+ private:
+  // The packed convolution for this call's parameters, or null when they do not suit it.
+  std::shared_ptr<const cpu::PackedConv> packed(const Stack& s) const {
+    std::vector<Tensor> key(6);
+    const Param* params[6] = {&spec_.weight, &spec_.bias, &spec_.bn_weight, &spec_.bn_bias, &spec_.bn_mean, &spec_.bn_var};
+    for (int i = 0; i < (spec_.batch_norm ? 6 : 2); ++i)
+      if (!params[i]->get(s, key[static_cast<size_t>(i)])) return nullptr;
+    for (const Tensor& t : key)
+      if (t.defined() && t.dtype() != DType::Float32) return nullptr;
+    if (!key[0].defined() || !cpu::PackedConv::supports(key[0], key[1], spec_.args)) return nullptr;
+    if (spec_.batch_norm) {
+      const int64_t oc = key[0].sizes()[0];
+      for (int i = 1; i < 6; ++i)
+        if (key[static_cast<size_t>(i)].defined() && (key[static_cast<size_t>(i)].dim() != 1 || key[static_cast<size_t>(i)].sizes()[0] != oc))
+          return nullptr;
+      if (!key[4].defined() || !key[5].defined()) return nullptr;
+    }
+    return cache_.get(key, [&] {
+      if (!spec_.batch_norm) return std::make_shared<const cpu::PackedConv>(key[0], key[1], spec_.args, epi_);
+      auto [w, b] = fold_batch_norm(key[0], key[1], key[2], key[3], key[4], key[5], spec_.bn_eps);
+      return std::make_shared<const cpu::PackedConv>(w, b, spec_.args, epi_);
+    });
+  }
+
+  ConvSpec spec_;
+  cpu::Epilogue epi_;
+  bool channels_last_out_;
+  int residual_slot_;
+  int64_t weight_dim_;
+  std::vector<Step> steps_;
+  PackCache<cpu::PackedConv> cache_;
+};
+
+class PreparedLinear final : public PreparedKernel {
+ public:
+  PreparedLinear(Param weight, Param bias, cpu::Epilogue epi, int residual_slot, std::vector<Step> steps)
+      : weight_(std::move(weight)), bias_(std::move(bias)), epi_(std::move(epi)), residual_slot_(residual_slot), steps_(std::move(steps)) {}
+
+  void run(Stack& s) const override {
+    Tensor w, b;
+    std::shared_ptr<const cpu::PackedLinear> lin;
+    if (weight_.get(s, w) && bias_.get(s, b) && w.defined() && cpu::PackedLinear::supports(w, b))
+      lin = cache_.get({w, b}, [&] { return std::make_shared<const cpu::PackedLinear>(w, b, epi_); });
+    const IValue& x = s.at(0);
+    const IValue res = residual_slot_ >= 0 ? s.at(static_cast<size_t>(residual_slot_)) : IValue();
+    Tensor out;
+    const bool ok = lin && x.is_tensor() && x.to_tensor().dtype() == DType::Float32 && x.to_tensor().dim() >= 1 &&
+                    (residual_slot_ < 0 || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32));
+    if (ok) {
+      try {
+        out = lin->run(x.to_tensor(), residual_slot_ >= 0 ? res.to_tensor() : Tensor());
+      } catch (const InvalidInput&) {
+        out = replay(steps_, s);
+      }
+    } else {
+      out = replay(steps_, s);
+    }
+    s.assign(1, IValue(std::move(out)));
+  }
+
+ private:
+  Param weight_, bias_;
+  cpu::Epilogue epi_;
+  int residual_slot_;
+  std::vector<Step> steps_;
+  PackCache<cpu::PackedLinear> cache_;
+};
+
+class PreparedCat final : public PreparedKernel {
+ public:
+  PreparedCat(KernelFn cat, IValue dim, bool channels_last_out) : cat_(cat), dim_(std::move(dim)), channels_last_out_(channels_last_out) {}
+
+  void run(Stack& s) const override {
+    std::vector<Tensor> parts;
+    bool tensors = true;
+    for (const IValue& v : s) {
+      if (!v.is_tensor()) {
+        tensors = false;
+        break;
+      }
+      parts.push_back(v.to_tensor());
+    }
+    if (channels_last_out_ && tensors && cpu::concat_channels_last_ok(parts)) {
+      s.assign(1, IValue(cpu::concat_channels_last(parts)));
+      return;
+    }
+    auto list = std::make_shared<ListData>();
+    list->items = std::move(s);
+    Stack st{IValue(std::move(list)), dim_};
+    cat_(st);
+    s.assign(1, std::move(st.at(0)));
+  }
+
+ private:
+  KernelFn cat_;
+  IValue dim_;
+  bool channels_last_out_;
+};
+
+// ---- matching --------------------------------------------------------------------------------
+
+bool sets_attribute(const Block* b, const std::string& name) {
+  for (const Node* n : b->nodes()) {
+    if (n->kind().qual_string() == "prim::SetAttr" && n->s(attr::name) == name) return true;
+    for (const Block* inner : n->blocks())
+      if (sets_attribute(inner, name)) return true;
+  }
+  return false;
+}
+
+const FunctionSchema* schema_of(const Node* n) { return n->schema() ? n->schema() : match_builtin_schema(n); }
+
+// Inputs and replay steps of a group being matched.
+struct GroupBuilder {
+  PreparedGroup g;
+  std::vector<Step> steps;
+  std::vector<Value*> attributes;  // parameters read from module attributes
+
+  size_t slot_of(Value* v) {
+    for (size_t i = 0; i < g.inputs.size(); ++i)
+      if (g.inputs[i] == v) return i;
+    g.inputs.push_back(v);
+    return g.inputs.size() - 1;
+  }
+
+  // A weight, bias or batch-norm parameter: a constant tensor (or None when `optional`), or a
+  // tensor read from a module attribute (prim::GetAttr) that this graph never assigns.
+  std::optional<Param> param(Value* v, bool optional) {
+    if (auto c = constant_of(v)) {
+      if (c->is_tensor()) return Param{c->to_tensor(), -1};
+      if (c->is_none() && optional) return Param{};
+      return std::nullopt;
+    }
+    const Node* n = v->node();
+    if (n->kind().qual_string() != "prim::GetAttr") return std::nullopt;
+    const TypeKind k = v->type()->kind();
+    if (k != TypeKind::Tensor && !(optional && k == TypeKind::Optional)) return std::nullopt;
+    if (sets_attribute(v->owning_graph()->block(), n->s(attr::name))) return std::nullopt;
+    attributes.push_back(v);
+    return Param{std::nullopt, static_cast<int>(slot_of(v))};
+  }
+
+  // Replays `n` with `chain` (the value computed so far, or null for the first node) in its slot.
+  void add_step(Node* n, KernelFn fn, const Value* chain) {
+    Step s;
+    s.fn = fn;
+    for (Value* in : n->inputs()) {
+      Arg a;
+      if (in == chain) {
+        a.kind = Arg::Kind::Chain;
+      } else if (auto c = constant_of(in)) {
+        a.value = std::move(*c);
+      } else {
+        a.kind = Arg::Kind::Slot;
+        a.slot = slot_of(in);
+      }
+      s.args.push_back(std::move(a));
+    }
+    steps.push_back(std::move(s));
+    g.nodes.push_back(n);
+  }
+
+  // The attribute parameters are read, never written: no node outside the group may write a
+  // value read from an attribute of the same name anywhere in the graph (another read of the
+  // same parameter, written in place, would leave the packed copy stale).
+  bool attributes_read_only() const {
+    for (const Value* v : attributes) {
+      const std::string& name = v->node()->s(attr::name);
+      std::vector<const Value*> reads;
+      collect_reads(v->owning_graph()->block(), name, reads);
+      for (const Value* r : reads)
+        for (const Use& u : r->uses()) {
+          if (std::find(g.nodes.begin(), g.nodes.end(), u.user) != g.nodes.end()) continue;
+          const FunctionSchema* sch = schema_of(u.user);
+          if (!sch || u.offset >= sch->arguments.size() || sch->arguments[u.offset].is_write()) return false;
+        }
+    }
+    return true;
+  }
+
+  static void collect_reads(const Block* b, const std::string& name, std::vector<const Value*>& out) {
+    for (const Node* n : b->nodes()) {
+      if (n->kind().qual_string() == "prim::GetAttr" && n->s(attr::name) == name) out.push_back(n->output());
+      for (const Block* inner : n->blocks()) collect_reads(inner, name, out);
+    }
+  }
+};
+
+struct Anchor {
+  bool conv = false;
+  ConvSpec spec;  // conv: weight, bias, args; linear: weight and bias
+};
+
+std::optional<Anchor> anchor_of(const Node* n, GroupBuilder& b) {
+  const auto& in = n->inputs();
+  Anchor a;
+  if (is_kind(n, {"aten::linear"}) && in.size() == 3) {
+    auto w = b.param(in[1], false), bias = b.param(in[2], true);
+    if (!w || !bias) return std::nullopt;
+    if (w->constant && !cpu::PackedLinear::supports(*w->constant, bias->constant.value_or(Tensor()))) return std::nullopt;
+    a.spec.weight = *w;
+    a.spec.bias = *bias;
+    return a;
+  }
+  // (input, weight, bias, stride, padding, dilation, ...): conv1d/conv2d then groups; convolution
+  // and _convolution then transposed, output_padding, groups (and cuDNN flags).
+  const bool plain = is_kind(n, {"aten::conv2d", "aten::conv1d"}) && in.size() == 7;
+  const bool full = is_kind(n, {"aten::_convolution", "aten::convolution"}) && in.size() >= 9;
+  if (!plain && !full) return std::nullopt;
+  std::vector<IValue> rest;
+  for (size_t i = 3; i < in.size(); ++i) {
+    auto c = constant_of(in[i]);
+    if (!c) return std::nullopt;
+    rest.push_back(std::move(*c));
+  }
+  a.conv = true;
+  try {
+    a.spec.args.stride = cpu::int_list(rest[0]);
+    if (rest[1].is(IValue::Kind::String))
+      a.spec.args.padding_mode = rest[1].to_string();
+    else
+      a.spec.args.padding = cpu::int_list(rest[1]);
+    a.spec.args.dilation = cpu::int_list(rest[2]);
+    if (plain) {
+      a.spec.args.groups = rest[3].to_int();
+    } else {
+      if (rest[3].to_bool()) return std::nullopt;  // transposed
+      a.spec.args.groups = rest[5].to_int();
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;  // arguments of unexpected types: the kernel will say what is wrong
+  }
+  auto w = b.param(in[1], false), bias = b.param(in[2], true);
+  if (!w || !bias) return std::nullopt;
+  if (w->constant && !cpu::PackedConv::supports(*w->constant, bias->constant.value_or(Tensor()), a.spec.args)) return std::nullopt;
+  a.spec.weight = *w;
+  a.spec.bias = *bias;
+  return a;
+}
+
+// batch_norm(x, weight?, bias?, running_mean?, running_var?, training, momentum, eps, cudnn)
+// in inference, right after a convolution: folded into its packed weights.
+bool fold_batch_norm_into(Node* u, GroupBuilder& b, ConvSpec& spec) {
+  if (!is_kind(u, {"aten::batch_norm"}) || u->inputs().size() != 9) return false;
+  auto training = constant_of(u->input(5)), eps = constant_of(u->input(7));
+  if (!training || !training->is(IValue::Kind::Bool) || training->to_bool() || !eps || !eps->is(IValue::Kind::Double)) return false;
+  auto gw = b.param(u->input(1), true), gb = b.param(u->input(2), true), mean = b.param(u->input(3), false), var = b.param(u->input(4), false);
+  if (!gw || !gb || !mean || !var) return false;
+  spec.batch_norm = true;
+  spec.bn_weight = *gw;
+  spec.bn_bias = *gb;
+  spec.bn_mean = *mean;
+  spec.bn_var = *var;
+  spec.bn_eps = eps->to_double();
+  return true;
+}
+
+// The post-op a node applies to `v` (its input `slot`), or nullopt; `residual` gets the other
+// operand of an add.
+std::optional<PostOp> post_op_of(const Node* u, size_t slot, Value** residual) {
+  using K = PostOp::Kind;
+  const auto& in = u->inputs();
+  auto cfloat = [&](size_t i) -> std::optional<float> {
+    auto c = constant_of(in[i]);
+    if (!c || !(c->is(IValue::Kind::Double) || c->is(IValue::Kind::Int))) return std::nullopt;
+    return static_cast<float>(c->is(IValue::Kind::Int) ? static_cast<double>(c->to_int()) : c->to_double());
+  };
+  if (is_kind(u, {"aten::add", "aten::add_"}) && in.size() == 3) {
+    // x + alpha * r with alpha 1 is what a sum post-op computes; an in-place add must write into
+    // the convolution's own output (self), not into the residual.
+    const bool inplace = u->kind().qual_string() == "aten::add_";
+    if (slot == 1 && inplace) return std::nullopt;
+    auto alpha = cfloat(2);
+    if (!alpha || *alpha != 1.0f) return std::nullopt;
+    Value* other = in[slot == 0 ? 1 : 0];
+    if (!is_tensor_value(other)) return std::nullopt;
+    *residual = other;
+    return PostOp{K::Add};
+  }
+  if (slot != 0) return std::nullopt;
+  if (is_kind(u, {"aten::relu", "aten::relu_"}) && in.size() == 1) return PostOp{K::Relu};
+  if (is_kind(u, {"aten::silu", "aten::silu_"}) && in.size() == 1) return PostOp{K::Silu};
+  if (is_kind(u, {"aten::hardswish", "aten::hardswish_"}) && in.size() == 1) return PostOp{K::Hardswish};
+  if (is_kind(u, {"aten::hardsigmoid", "aten::hardsigmoid_"}) && in.size() == 1) return PostOp{K::Hardsigmoid};
+  if (is_kind(u, {"aten::sigmoid", "aten::sigmoid_"}) && in.size() == 1) return PostOp{K::Sigmoid};
+  if (is_kind(u, {"aten::tanh", "aten::tanh_"}) && in.size() == 1) return PostOp{K::Tanh};
+  if (is_kind(u, {"aten::relu6", "aten::relu6_"}) && in.size() == 1) return PostOp{K::Clamp, 0.f, 6.f};
+  if (is_kind(u, {"aten::hardtanh", "aten::hardtanh_"}) && in.size() == 3) {
+    auto lo = cfloat(1), hi = cfloat(2);
+    if (!lo || !hi) return std::nullopt;
+    return PostOp{K::Clamp, *lo, *hi};
+  }
+  if (is_kind(u, {"aten::leaky_relu", "aten::leaky_relu_"}) && in.size() == 2) {
+    auto slope = cfloat(1);
+    if (!slope) return std::nullopt;
+    return PostOp{K::LeakyRelu, *slope};
+  }
+  if (is_kind(u, {"aten::gelu"}) && in.size() == 2) {
+    auto a = constant_of(in[1]);
+    if (!a || !a->is(IValue::Kind::String)) return std::nullopt;
+    if (a->to_string() == "none") return PostOp{K::GeluErf};
+    if (a->to_string() == "tanh") return PostOp{K::GeluTanh};
+  }
+  return std::nullopt;
+}
+
+// Whether the nodes strictly between `a` and `b` (same block), other than the group's own,
+// leave every tensor as it was: then the group's first node may run where its last one is.
+bool pure_between(const Node* a, const Node* b, const std::vector<Node*>& group) {
+  for (const Node* n = a->next(); n && n != b; n = n->next()) {
+    if (std::find(group.begin(), group.end(), n) != group.end()) continue;
+    const std::string_view k = n->kind().qual_string();
+    if (k == "prim::Constant" || k == "prim::ListConstruct" || k == "prim::TupleConstruct" || k == "prim::GetAttr") continue;
+    if (!n->blocks().empty() || !k.starts_with("aten::")) return false;
+    const FunctionSchema* s = n->schema() ? n->schema() : match_builtin_schema(n);
+    if (!s || s->is_mutable()) return false;
+  }
+  return true;
+}
+
+// `cat(ListConstruct(parts...), 1)`, the list read by the cat alone: the cat node, else null.
+Node* channel_cat_of_list(const Node* list) {
+  if (list->kind().qual_string() != "prim::ListConstruct" || list->output()->uses().size() != 1) return nullptr;
+  Node* cat = list->output()->uses()[0].user;
+  if (cat->kind().qual_string() != "aten::cat" || cat->inputs().size() != 2 || cat->input(0) != list->output()) return nullptr;
+  if (cat->owning_block() != list->owning_block()) return nullptr;
+  auto dim = constant_of(cat->input(1));
+  if (!dim || !dim->is(IValue::Kind::Int) || dim->to_int() != 1) return nullptr;
+  for (const Value* v : list->inputs())
+    if (!is_tensor_value(v)) return nullptr;
+  return cat;
+}
+
+// ---- layout ----------------------------------------------------------------------------------
+
+// Readers that take a tensor of any strides and give the same values: the value may be
+// channels-last for them. Elementwise ops and pooling pass the layout on (their outputs are
+// checked in turn); convolutions and global pooling to 1x1 end it.
+enum class Reader { Unsafe, Ends, PassesOn };
+
+Reader reader_kind(const Node* u) {
+  const std::string_view k = u->kind().qual_string();
+  static const std::unordered_map<std::string_view, Reader> kinds = {
+      {"aten::_convolution", Reader::Ends}, {"aten::convolution", Reader::Ends}, {"aten::conv2d", Reader::Ends},
+      {"aten::relu", Reader::PassesOn}, {"aten::relu_", Reader::PassesOn}, {"aten::hardtanh", Reader::PassesOn},
+      {"aten::hardtanh_", Reader::PassesOn}, {"aten::relu6", Reader::PassesOn}, {"aten::silu", Reader::PassesOn},
+      {"aten::silu_", Reader::PassesOn}, {"aten::hardswish", Reader::PassesOn}, {"aten::hardswish_", Reader::PassesOn},
+      {"aten::hardsigmoid", Reader::PassesOn}, {"aten::hardsigmoid_", Reader::PassesOn}, {"aten::sigmoid", Reader::PassesOn},
+      {"aten::sigmoid_", Reader::PassesOn}, {"aten::tanh", Reader::PassesOn}, {"aten::gelu", Reader::PassesOn},
+      {"aten::add", Reader::PassesOn}, {"aten::add_", Reader::PassesOn}, {"aten::mul", Reader::PassesOn},
+      {"aten::mul_", Reader::PassesOn}, {"aten::max_pool2d", Reader::PassesOn}, {"aten::avg_pool2d", Reader::PassesOn},
+      {"aten::adaptive_avg_pool2d", Reader::PassesOn},
+  };
+  auto it = kinds.find(k);
+  if (it == kinds.end()) return Reader::Unsafe;
+  if (k == "aten::adaptive_avg_pool2d") {
+    // To 1x1 the result is contiguous whatever the input's layout.
+    auto size = constant_of(u->input(1));
+    if (size && size->is(IValue::Kind::List)) {
+      bool ones = true;
+      for (const auto& x : size->to_list()->items) ones = ones && x.is(IValue::Kind::Int) && x.to_int() == 1;
+      if (ones) return Reader::Ends;
+    }
+  }
+  return it->second;
+}
+
+bool channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& memo, int depth = 0) {
+  if (auto it = memo.find(v); it != memo.end()) return it->second;
+  if (depth > 64) return false;
+  memo[v] = false;  // while deciding (a cycle through loop-carried values is not taken)
+  bool ok = true;
+  for (const Use& use : v->uses()) {
+    // A part of a channel concatenation: the prepared cat takes any layout (and passes
+    // channels-last on when its own readers allow).
+    if (channel_cat_of_list(use.user)) continue;
+    const Reader r = reader_kind(use.user);
+    if (r == Reader::Unsafe) {
+      ok = false;
+      break;
+    }
+    if (r == Reader::PassesOn)
+      for (const Value* out : use.user->outputs())
+        if (!channels_last_ok(out, memo, depth + 1)) {
+          ok = false;
+          break;
+        }
+    if (!ok) break;
+  }
+  memo[v] = ok;
+  return ok;
+}
+
+}  // namespace
+
+std::shared_ptr<const PreparedKernel> prepare_kernel(const Node* n, const std::string& schema_name) {
+  if (!preparation_enabled()) return nullptr;
+  const PrepareFn fn = find_preparer(schema_name);
+  if (!fn) return nullptr;
+  std::vector<std::optional<IValue>> constants;
+  for (const Value* v : n->inputs()) constants.push_back(constant_of(v));
+  return fn(constants);
+}
+
+bool preparation_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("JITCTL_PREPARE");
+    return !(e && std::string_view(e) == "0");
+  }();
+  return on;
+}
+
+static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(const Node*)) {
+  Node* cat = channel_cat_of_list(list);
+  if (!cat) return std::nullopt;
+  const KernelFn fn = lookup(cat);
+  if (!fn) return std::nullopt;
+  std::unordered_map<const Value*, bool> memo;
+  PreparedGroup g;
+  g.nodes = {list, cat};
+  g.inputs.assign(list->inputs().begin(), list->inputs().end());
+  g.output = cat->output();
+  g.op = std::make_shared<PreparedCat>(fn, *constant_of(cat->input(1)), channels_last_ok(cat->output(), memo));
+  return g;
+}
+
+std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
+  if (!preparation_enabled()) return std::nullopt;
+  if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup);
+  if (!is_kind(n, {"aten::linear", "aten::conv1d", "aten::conv2d", "aten::_convolution", "aten::convolution"}) || n->inputs().empty())
+    return std::nullopt;
+  GroupBuilder b;
+  b.slot_of(n->input(0));
+  auto anchor = anchor_of(n, b);
+  if (!anchor) return std::nullopt;
+  const KernelFn anchor_fn = lookup(n);
+  if (!anchor_fn) return std::nullopt;
+  b.add_step(n, anchor_fn, nullptr);
+
+  // Followers: each the only reader of the value before it, in the same block, with nothing
+  // impure between the convolution and it.
+  Epilogue epi;
+  Value* residual = nullptr;
+  Value* cur = n->output();
+  while (cur->uses().size() == 1) {
+    const Use use = cur->uses()[0];
+    Node* u = use.user;
+    if (u->owning_block() != n->owning_block() || u->outputs().size() != 1 || taken(u)) break;
+    const KernelFn fn = lookup(u);
+    if (!fn || !pure_between(n, u, b.g.nodes)) break;
+    if (anchor->conv && b.g.nodes.size() == 1 && use.offset == 0 && fold_batch_norm_into(u, b, anchor->spec)) {
+      b.add_step(u, fn, cur);
+      cur = u->output();
+      continue;
+    }
+    Value* res = nullptr;
+    auto op = post_op_of(u, use.offset, &res);
+    if (!op || (res && residual)) break;
+    if (res) residual = res;
+    epi.push_back(*op);
+    b.add_step(u, fn, cur);
+    cur = u->output();
+  }
+  if (!b.attributes_read_only()) return std::nullopt;
+  const int residual_slot = residual ? static_cast<int>(b.slot_of(residual)) : -1;
+  b.g.output = cur;
+
+  if (anchor->conv) {
+    std::unordered_map<const Value*, bool> memo;
+    const int64_t wdim = anchor->spec.weight.constant ? anchor->spec.weight.constant->dim() : 4;
+    // An attribute weight's rank shows at run time: a 3-D one runs the replay (conv1d is rare).
+    const bool cl = wdim == 4 && channels_last_ok(cur, memo);
+    b.g.op = std::make_shared<PreparedConv>(anchor->spec, epi, cl, residual_slot, wdim, std::move(b.steps));
+  } else {
+    b.g.op = std::make_shared<PreparedLinear>(anchor->spec.weight, anchor->spec.bias, epi, residual_slot, std::move(b.steps));
+  }
+  return std::move(b.g);
+}
+
+}  // namespace jitctl

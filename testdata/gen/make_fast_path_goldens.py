@@ -1,0 +1,209 @@
+#!/usr/bin/python3
+"""Expected outputs for jitctl's fast CPU paths (oneDNN convolutions and linears, OpenBLAS GEMM,
+fused epilogues, vectorized activations), computed by PyTorch 1.13 (/usr/bin/python3).
+
+Shapes are chosen to reach the optimized kernels' edge cases: channel counts that are not a
+multiple of the vector width, groups, depthwise with a multiplier, dilation, asymmetric "same"
+padding, strides, non-contiguous and channels-last inputs, products past the small-size loop.
+
+Writes testdata/kernels_nn/FAMILY.pt, each a torch.save of a dict
+    case name -> (schema name, tuple of stack inputs in schema order, tuple of outputs)
+replayed through the kernel registry by tests/unit/test_kernels_fast_paths.cpp, and
+    fused.pt: case name -> (kind, inputs, post-ops, output)
+for the fused convolutions and linears (kind "conv2d": inputs (x, w, b, stride, padding,
+dilation, groups, residual); kind "linear": inputs (x, w, b, residual)); post-ops are
+(name, a, b) tuples applied in order after the bias, "add" adding the residual.
+Run: /usr/bin/python3 testdata/gen/make_fast_path_goldens.py
+"""
+import math, os
+
+import torch
+import torch.nn.functional as F
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels_nn")
+torch.manual_seed(12)
+torch.set_grad_enabled(False)
+
+
+def r(*shape, dtype=torch.float32):
+    return torch.randn(*shape, dtype=dtype)
+
+
+def case(cases, name, op, args, outs):
+    if not isinstance(outs, tuple):
+        outs = (outs,)
+    cases[name] = (op, tuple(args), tuple(o.contiguous() if isinstance(o, torch.Tensor) else o for o in outs))
+
+
+def conv_cases():
+    c = {}
+
+    def conv2d(name, x, w, b, stride=1, padding=0, dilation=1, groups=1):
+        # Weights scaled as a trained layer's (1/sqrt(fan-in)): outputs of order 1, so that the
+        # tolerance compares the kernels, not fp32 rounding of large cancelling sums.
+        w = w / math.sqrt(w[0].numel())
+        pair = lambda v: list(v) if isinstance(v, tuple) else [v, v]
+        pa = padding if isinstance(padding, str) else pair(padding)
+        op = "aten::conv2d.padding" if isinstance(padding, str) else "aten::conv2d"
+        case(c, name, op, [x, w, b, pair(stride), pa, pair(dilation), groups], F.conv2d(x, w, b, stride, padding, dilation, groups))
+
+    conv2d("odd_channels", r(2, 19, 13, 11), r(35, 19, 3, 3), r(35), padding=1)
+    conv2d("stride2", r(1, 32, 15, 15), r(64, 32, 3, 3), r(64), stride=2, padding=1)
+    conv2d("stride3_nobias", r(1, 24, 20, 17), r(40, 24, 3, 3), None, stride=3, padding=(1, 2))
+    conv2d("groups4", r(1, 16, 9, 9), r(24, 4, 3, 3), r(24), padding=1, groups=4)
+    conv2d("groups_odd", r(2, 30, 8, 10), r(45, 10, 3, 3), r(45), padding=1, groups=3)
+    conv2d("depthwise", r(1, 32, 20, 20), r(32, 1, 3, 3), r(32), padding=1, groups=32)
+    conv2d("depthwise_s2", r(1, 40, 21, 21), r(40, 1, 3, 3), r(40), stride=2, padding=1, groups=40)
+    conv2d("depthwise_5x5_mult2", r(1, 8, 14, 14), r(16, 1, 5, 5), r(16), padding=2, groups=8)
+    conv2d("pointwise", r(1, 64, 10, 10), r(48, 64, 1, 1), r(48))
+    conv2d("pointwise_s2", r(1, 64, 11, 11), r(96, 64, 1, 1), None, stride=2)
+    conv2d("dilated", r(1, 24, 17, 17), r(20, 24, 3, 3), r(20), padding=2, dilation=2)
+    conv2d("same_even_kernel", r(1, 16, 12, 9), r(16, 16, 4, 4), r(16), padding="same")
+    conv2d("stem_7x7", r(1, 3, 64, 64), r(16, 3, 7, 7), r(16), stride=2, padding=3)
+    conv2d("layer_64", r(1, 64, 12, 12), r(64, 64, 3, 3), r(64), padding=1)
+    conv2d("noncontiguous_input", r(1, 20, 16, 22)[:, :, 1:, ::2], r(28, 20, 3, 3), r(28), padding=1)
+    conv2d("channels_last_input", r(1, 48, 12, 12).contiguous(memory_format=torch.channels_last), r(32, 48, 3, 3), r(32), padding=1)
+    x1, w1, b1 = r(2, 20, 37), r(30, 20, 5) / 10, r(30)
+    case(c, "conv1d_odd", "aten::conv1d", [x1, w1, b1, [2], [2], [1], 1], F.conv1d(x1, w1, b1, 2, 2))
+    return c
+
+
+def linear_cases():
+    c = {}
+    a, b = r(65, 129), r(129, 33) / 11
+    case(c, "mm_odd", "aten::mm", [a, b], torch.mm(a, b))
+    at, bt = r(129, 65).t(), r(33, 129).t() / 11
+    case(c, "mm_both_transposed", "aten::mm", [at, bt], torch.mm(at, bt))
+    a2 = r(70, 140)[:, 3:132]
+    case(c, "mm_row_stride", "aten::mm", [a2, b], torch.mm(a2, b))
+    e = r(1, 129).expand(40, 129)
+    case(c, "mm_expanded_rows", "aten::mm", [e, b], torch.mm(e, b))
+    bias = r(33)
+    case(c, "addmm_alpha_beta", "aten::addmm", [bias, a, b, 0.5, 2.0], torch.addmm(bias, a, b, beta=0.5, alpha=2.0))
+    x, y = r(3, 40, 70), r(3, 70, 50) / 8
+    case(c, "bmm_big", "aten::bmm", [x, y], torch.bmm(x, y))
+    p, q = r(2, 1, 30, 64), r(3, 64, 45) / 8
+    case(c, "matmul_broadcast", "aten::matmul", [p, q], torch.matmul(p, q))
+    inp, w, bb = r(5, 7, 200), r(130, 200) / 14, r(130)
+    case(c, "linear_3d", "aten::linear", [inp, w, bb], F.linear(inp, w, bb))
+    inpt = r(200, 9).t()
+    case(c, "linear_transposed_input", "aten::linear", [inpt, w, bb], F.linear(inpt, w, bb))
+    # A size-1 dim between the rows: x.transpose(0, 1) of [1, 3, k] (strides [k, 3k, 1]), as the
+    # attention slow path with batch 1 makes it.
+    xt = r(1, 3, 200).transpose(0, 1)
+    case(c, "linear_size1_dim_transposed", "aten::linear", [xt, w, bb], F.linear(xt, w, bb))
+    case(c, "matmul_size1_dim_transposed", "aten::matmul", [xt, w.t()], torch.matmul(xt, w.t()))
+    a64, b64 = r(60, 80, dtype=torch.float64), r(80, 70, dtype=torch.float64) / 9
+    case(c, "mm_f64", "aten::mm", [a64, b64], torch.mm(a64, b64))
+    return c
+
+
+def pooling_cases():
+    c = {}
+    cl = lambda *s: r(*s).contiguous(memory_format=torch.channels_last)
+    x = cl(2, 40, 17, 15)
+    x[0, 3, 4, 5] = float("nan")
+    case(c, "max_3x3s2p1_cl", "aten::max_pool2d", [x, [3, 3], [2, 2], [1, 1], [1, 1], False], F.max_pool2d(x, 3, 2, 1))
+    case(c, "max_2x2_ceil_cl", "aten::max_pool2d", [x, [2, 2], [2, 2], [0, 0], [1, 1], True], F.max_pool2d(x, 2, 2, 0, 1, True))
+    case(c, "max_dilated_cl", "aten::max_pool2d", [x, [3, 3], [1, 1], [1, 1], [2, 2], False], F.max_pool2d(x, 3, 1, 1, 2))
+    y = cl(1, 24, 13, 14)
+    case(c, "avg_3x3s2p1_cl", "aten::avg_pool2d", [y, [3, 3], [2, 2], [1, 1], False, True, None], F.avg_pool2d(y, 3, 2, 1))
+    case(c, "avg_exclude_pad_ceil_cl", "aten::avg_pool2d", [y, [3, 2], [2, 2], [1, 1], True, False, None],
+         F.avg_pool2d(y, (3, 2), 2, 1, True, False))
+    case(c, "avg_divisor_cl", "aten::avg_pool2d", [y, [2, 2], [2, 2], [0, 0], False, True, 3], F.avg_pool2d(y, 2, 2, 0, False, True, 3))
+    z = cl(2, 48, 7, 9)
+    case(c, "adaptive_avg_1x1_cl", "aten::adaptive_avg_pool2d", [z, [1, 1]], F.adaptive_avg_pool2d(z, 1))
+    case(c, "adaptive_avg_3x2_cl", "aten::adaptive_avg_pool2d", [z, [3, 2]], F.adaptive_avg_pool2d(z, (3, 2)))
+    return c
+
+
+def elementwise_cases():
+    c = {}
+    # Past the parallel grain, every magnitude the approximations switch on, and the IEEE specials.
+    x = torch.cat([torch.linspace(-12, 12, 6001), r(4000) * 3, torch.tensor([0.0, -0.0, 1e-8, -1e-8, 1e-3, 88.0, -90.0, 100.0,
+                                                                             float("inf"), float("-inf"), float("nan")])])
+    for name, f in [("exp", torch.exp), ("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("silu", F.silu), ("erf", torch.erf)]:
+        case(c, name, "aten::" + name, [x], f(x))
+    case(c, "gelu", "aten::gelu", [x, "none"], F.gelu(x))
+    case(c, "gelu_tanh", "aten::gelu", [x, "tanh"], F.gelu(x, approximate="tanh"))
+    strided = r(300, 40)[:, ::3]
+    case(c, "gelu_strided", "aten::gelu", [strided, "none"], F.gelu(strided))
+    cl = lambda *sh: r(*sh).contiguous(memory_format=torch.channels_last)
+    a, b = cl(2, 24, 9, 11), cl(2, 24, 9, 11)
+    case(c, "relu_cl", "aten::relu", [a], F.relu(a))
+    case(c, "add_cl", "aten::add.Tensor", [a, b, 1], a + b)
+    se = r(2, 24, 1, 1)
+    case(c, "mul_cl_broadcast", "aten::mul.Tensor", [a, se], a * se)
+    case(c, "sigmoid_cl", "aten::sigmoid", [a], torch.sigmoid(a))
+    case(c, "add_cl_contiguous", "aten::add.Tensor", [a, b.contiguous(), 2], a + 2 * b)
+    return c
+
+
+def softmax_cases():
+    """Rows for softmax_f32 (attention's masked softmax: -inf entries are masked keys, a fully
+    masked row gives zeros)."""
+    x = r(6, 77) * 4
+    x[1, ::3] = float("-inf")
+    x[2, :] = float("-inf")
+    x[3, 5] = 90.0
+    want = torch.softmax(x, -1)
+    want[2, :] = 0.0
+    return {"rows": (x, want)}
+
+
+POST = {
+    "relu": lambda t, a, b: F.relu(t),
+    "leaky_relu": lambda t, a, b: F.leaky_relu(t, a),
+    "clamp": lambda t, a, b: torch.clamp(t, a, b),
+    "silu": lambda t, a, b: F.silu(t),
+    "hardswish": lambda t, a, b: F.hardswish(t),
+    "hardsigmoid": lambda t, a, b: F.hardsigmoid(t),
+    "sigmoid": lambda t, a, b: torch.sigmoid(t),
+    "tanh": lambda t, a, b: torch.tanh(t),
+    "gelu": lambda t, a, b: F.gelu(t),
+    "gelu_tanh": lambda t, a, b: F.gelu(t, approximate="tanh"),
+}
+
+
+def apply(t, post, residual):
+    for name, a, b in post:
+        t = t + residual if name == "add" else POST[name](t, a, b)
+    return t
+
+
+def fused_cases():
+    c = {}
+    chains = [[("relu", 0, 0)], [("add", 0, 0), ("relu", 0, 0)], [("clamp", 0.0, 6.0)], [("silu", 0, 0)], [("hardswish", 0, 0)],
+              [("hardsigmoid", 0, 0)], [("sigmoid", 0, 0)], [("tanh", 0, 0)], [("gelu", 0, 0)], [("gelu_tanh", 0, 0)],
+              [("leaky_relu", 0.1, 0)], [("relu", 0, 0), ("add", 0, 0)], [("add", 0, 0)]]
+    geoms = [((1, 19, 7, 9), (35, 19, 3, 3), 1, 1, 1, 1), ((2, 32, 8, 8), (32, 1, 3, 3), 2, 1, 1, 32),
+             ((1, 64, 6, 6), (48, 64, 1, 1), 1, 0, 1, 1)]
+    for gi, (xs, ws, stride, pad, dil, groups) in enumerate(geoms):
+        for post in chains if gi == 0 else chains[:5]:
+            x, w, b = r(*xs), r(*ws) / math.sqrt(ws[1] * ws[2] * ws[3]), r(ws[0])
+            base = F.conv2d(x, w, b, stride, pad, dil, groups)
+            res = r(*base.shape) if any(p[0] == "add" for p in post) else None
+            name = f"conv{gi}_" + "_".join(p[0] for p in post)
+            c[name] = ("conv2d", (x, w, b, [stride, stride], [pad, pad], [dil, dil], groups, res), tuple(post), apply(base, post, res))
+    for post in chains:
+        x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
+        base = F.linear(x, w, b)
+        res = r(*base.shape) if any(p[0] == "add" for p in post) else None
+        c["linear_" + "_".join(p[0] for p in post)] = ("linear", (x, w, b, res), tuple(post), apply(base, post, res))
+    x, w = r(16, 256), r(100, 256) / 16
+    c["linear_mlp_nobias_gelu"] = ("linear", (x, w, None, None), (("gelu", 0, 0),), F.gelu(F.linear(x, w)))
+    return c
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    torch.save(conv_cases(), os.path.join(OUT, "conv_fast.pt"))
+    torch.save(linear_cases(), os.path.join(OUT, "linear_fast.pt"))
+    torch.save(fused_cases(), os.path.join(OUT, "fused.pt"))
+    torch.save(pooling_cases(), os.path.join(OUT, "pooling_fast.pt"))
+    torch.save(elementwise_cases(), os.path.join(OUT, "elementwise_fast.pt"))
+    torch.save(softmax_cases(), os.path.join(OUT, "softmax_rows.pt"))
+
+
+if __name__ == "__main__":
+    main()

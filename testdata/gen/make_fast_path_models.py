@@ -1,0 +1,225 @@
+#!/usr/bin/python3
+"""Small frozen models for the runtime's prepared convolutions and linears (lib/runtime/prepare.h),
+with the outputs PyTorch 1.13 computes (/usr/bin/python3).
+
+Each model is built to hit one lowering decision: which ops fuse into a convolution or linear
+(ReLU, ReLU6/hardtanh, SiLU, hardswish, GELU, a residual add, in the graph orders torchvision's
+blocks produce), where activations may stay channels-last (pooling, adds, SE blocks) and where
+they must not (a view of a convolution's output, a returned value), and which inputs send a
+prepared group back to the original kernels (a residual that broadcasts, an unbatched input,
+batch sizes that change between calls).
+
+Writes testdata/models_fast/NAME.pt (torch.jit.freeze of the traced module; NAME_plain: traced,
+not frozen), NAME.inK.pt (input tuples) and testdata/golden_fast/NAME/outK.pt (torch.save of the
+output), which tests/corpus/test_run_golden.cpp replays through `jitctl run`; and
+writes_weight_scripted.pt with writes_weight_scripted.calls.pt (input, outputs of three calls).
+Run: /usr/bin/python3 testdata/gen/make_fast_path_models.py
+"""
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+torch.manual_seed(7)
+
+
+def bn(c):
+    b = nn.BatchNorm2d(c)
+    with torch.no_grad():
+        b.running_mean.uniform_(-0.2, 0.2)
+        b.running_var.uniform_(0.5, 1.5)
+        b.weight.uniform_(0.5, 1.5)
+        b.bias.uniform_(-0.2, 0.2)
+    return b
+
+
+class Basic(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False), bn(cout)
+        self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), bn(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), bn(cout))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)), inplace=True)
+        out = self.bn2(self.conv2(out))
+        identity = x if self.down is None else self.down(x)  # after conv2, as torchvision orders it
+        out += identity
+        return F.relu(out, inplace=True)
+
+
+class ResNetBlocks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), bn(16), nn.ReLU(inplace=True), nn.MaxPool2d(3, 2, 1))
+        self.l1, self.l2 = Basic(16, 16, 1), Basic(16, 32, 2)
+        self.fc = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.l2(self.l1(self.stem(x)))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+class MobileBlocks(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.expand = nn.Sequential(nn.Conv2d(8, 24, 1, bias=False), bn(24), nn.ReLU6(inplace=True))
+        self.dw = nn.Sequential(nn.Conv2d(24, 24, 3, 1, 1, groups=24, bias=False), bn(24), nn.Hardswish())
+        self.se1, self.se2 = nn.Conv2d(24, 6, 1), nn.Conv2d(6, 24, 1)
+        self.project = nn.Sequential(nn.Conv2d(24, 8, 1, bias=False), bn(8))
+        self.head = nn.Sequential(nn.Conv2d(8, 20, 3, 2, 1), nn.SiLU(), nn.Conv2d(20, 20, 3, 1, 2, dilation=2), nn.Sigmoid())
+        self.pool = nn.AvgPool2d(2, 2, ceil_mode=True, count_include_pad=False)
+
+    def forward(self, x):
+        y = self.dw(self.expand(x))
+        s = F.hardsigmoid(self.se2(F.relu(self.se1(F.adaptive_avg_pool2d(y, 1)))))
+        y = self.project(y * s) + x  # residual without activation, convolution output first
+        return self.pool(self.head(y))
+
+
+class Fire(nn.Module):
+    def __init__(self, cin, s, e):
+        super().__init__()
+        self.sq, self.e1, self.e3 = nn.Conv2d(cin, s, 1), nn.Conv2d(s, e, 1), nn.Conv2d(s, e, 3, padding=1)
+
+    def forward(self, x):
+        x = F.relu(self.sq(x))
+        return torch.cat([F.relu(self.e1(x)), F.relu(self.e3(x))], 1)
+
+
+class Concats(nn.Module):
+    """Channel concatenations: of channels-last convolution outputs (kept channels-last into a
+    ceil-mode max pool and the next convolutions), of a convolution output with the contiguous
+    input, and one whose result is viewed (must come out contiguous)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 12, 3, stride=2)
+        self.f1, self.f2 = Fire(12, 4, 8), Fire(16, 6, 10)
+        self.side = nn.Conv2d(3, 5, 3, padding=1)
+        self.g = nn.Conv2d(20, 20, 1)
+
+    def forward(self, x):
+        y = self.f2(F.max_pool2d(self.f1(F.relu(self.stem(x))), 3, 2, ceil_mode=True))
+        mixed = torch.cat([F.relu(self.side(x)), x], 1)
+        z = self.g(y)
+        n, c, h, w = z.shape
+        shuffled = torch.cat([z, y], 1).view(n, 2, c, h, w).transpose(1, 2).reshape(n, 2 * c, h, w)
+        return F.adaptive_avg_pool2d(shuffled, 1).flatten(1), mixed.sum((2, 3))
+
+
+class ViewAfterConv(nn.Module):
+    """A view of a convolution's output (it must stay contiguous), and a channel shuffle."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(4, 12, 3, padding=1), nn.Conv2d(12, 12, 1)
+
+    def forward(self, x):
+        y = F.relu(self.c1(x))
+        n, c, h, w = y.shape
+        z = y.view(n, 3, 4, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+        return self.c2(z).view(n, c, h * w), y
+
+
+class Fallbacks(nn.Module):
+    """Groups that meet inputs the fast path does not take: a residual that broadcasts, an
+    unbatched input, an add with alpha 2 (not fused)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2, self.c3 = nn.Conv2d(3, 6, 3, padding=1), nn.Conv2d(6, 6, 3, padding=1), nn.Conv2d(3, 5, 3)
+
+    def forward(self, x, u):
+        # Computed at run time (freezing would fold a constant into the bias): [N, 6, 1, 1].
+        shift = x.mean((2, 3), keepdim=True).repeat(1, 2, 1, 1)
+        a = F.relu(self.c1(x) + shift)
+        b = torch.add(self.c2(a), a, alpha=2.0)
+        return b, F.relu(self.c3(u))
+
+
+class MLPs(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.f1, self.f2, self.f3 = nn.Linear(40, 96), nn.Linear(96, 40), nn.Linear(40, 40, bias=False)
+        self.f4 = nn.Linear(40, 24)
+
+    def forward(self, x):
+        h = F.gelu(self.f1(x))
+        y = x + self.f2(h)  # residual, linear output second
+        y = F.relu(self.f3(y))
+        return F.gelu(self.f4(y), approximate="tanh")
+
+
+class Conv1d(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv1d(6, 16, 5, padding=2), nn.Conv1d(16, 8, 3, stride=2)
+
+    def forward(self, x):
+        return self.c2(F.relu(self.c1(x)))
+
+
+class WritesWeight(nn.Module):
+    """Reads a convolution's weight, writes it in place, reads it again: the runtime must not
+    keep a packed copy of a parameter its method writes (scripted: calls change its state)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = F.relu(self.conv(x))
+        with torch.no_grad():
+            self.conv.weight.mul_(0.5)
+        return y + self.conv(x)
+
+
+r = torch.randn
+# Traced and not frozen: parameters are module attributes (prim::GetAttr), batch norm unfolded.
+PLAIN = {
+    "resnet_blocks_plain": (ResNetBlocks, [(r(1, 3, 20, 20),), (r(2, 3, 17, 23),)]),
+    "mobile_blocks_plain": (MobileBlocks, [(r(1, 8, 12, 12),), (r(3, 8, 9, 11),)]),
+    "mlps_plain": (MLPs, [(r(5, 40),), (r(2, 7, 40),)]),
+}
+MODELS = {
+    "resnet_blocks_frozen": (ResNetBlocks, [(r(1, 3, 20, 20),), (r(2, 3, 17, 23),)]),
+    "mobile_blocks_frozen": (MobileBlocks, [(r(1, 8, 12, 12),), (r(3, 8, 9, 11),)]),
+    "view_after_conv_frozen": (ViewAfterConv, [(r(1, 4, 6, 7),), (r(2, 4, 5, 5),)]),
+    "concats_frozen": (Concats, [(r(1, 3, 33, 29),), (r(2, 3, 21, 24),)]),
+    "fallbacks_frozen": (Fallbacks, [(r(2, 3, 8, 8), r(3, 9, 9)), (r(1, 3, 5, 6), r(3, 4, 4))]),
+    "mlps_frozen": (MLPs, [(r(5, 40),), (r(2, 7, 40),)]),
+    "conv1d_frozen": (Conv1d, [(r(2, 6, 30),), (r(1, 6, 17),)]),
+}
+
+
+def main():
+    mdir, gdir = os.path.join(ROOT, "models_fast"), os.path.join(ROOT, "golden_fast")
+    os.makedirs(mdir, exist_ok=True)
+    for name, (cls, inputs) in list(MODELS.items()) + list(PLAIN.items()):
+        m = cls().eval()
+        with torch.no_grad():
+            traced = torch.jit.trace(m, inputs[0]).eval()
+        (traced if name in PLAIN else torch.jit.freeze(traced)).save(os.path.join(mdir, name + ".pt"))
+        os.makedirs(os.path.join(gdir, name), exist_ok=True)
+        for k, args in enumerate(inputs):
+            torch.save(args, os.path.join(mdir, f"{name}.in{k}.pt"))
+            with torch.no_grad():
+                torch.save(m(*args), os.path.join(gdir, name, f"out{k}.pt"))
+    # Three calls of one WritesWeight in one process (tests/unit/test_prepared_runtime.cpp): the
+    # input, then each call's output as PyTorch computes it with the weight halved every call.
+    m = WritesWeight().eval()
+    s = torch.jit.script(m)
+    s.save(os.path.join(mdir, "writes_weight_scripted.pt"))
+    x = r(1, 3, 6, 6)
+    with torch.no_grad():
+        outs = [m(x) for _ in range(3)]
+    torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
+
+
+if __name__ == "__main__":
+    main()

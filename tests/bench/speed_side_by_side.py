@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""jitctl against PyTorch's best and ONNX Runtime on the issue-12 models, side by side, one run.
+
+Engines, per model and thread count, in interleaved rounds (machine drift hits all alike):
+  torch   torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.load(NAME.pt).eval())),
+          torch.set_num_threads(t), median of ITERS calls under no_grad after WARMUP calls
+  jitctl  `jitctl bench-threads ARCHIVE --inputs NAME.in0.pt --threads t --format json` -> p50,
+          ARCHIVE = NAME.frozen.pt (torch-frozen) by default, --archive plain for NAME.pt
+  ort     ONNX Runtime on NAME.onnx (intra-op threads t, sequential, all graph optimizations),
+          when --ort-python names an interpreter with onnxruntime (tests/bench/ort_time.py)
+Reported: the median over rounds of each engine's per-round median, jitctl/torch and jitctl/ort
+per model, and their geometric means (all models, and the "tuned" and "unseen" sets apart).
+
+--metric cpu (1 thread only) measures CPU time per call instead of wall time: user+sys of the
+process (torch: time.process_time over the timed calls; jitctl: the difference between a run of
+WARMUP+ITERS and one of WARMUP calls, from the children's rusage; ort: process_time). On a machine
+other jobs keep busy, wall time mostly measures the scheduler; CPU time still measures the work.
+
+Models come from tests/bench/make_speed_models.py. Run with Debian's torch, without the
+OPENBLAS_* overrides, as the project's timings are:
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 tests/bench/speed_side_by_side.py \\
+      --jitctl build/cli/jitctl --models /tmp/jitctl-speed --ort-python /work/venv-ort/bin/python
+"""
+import argparse, json, math, os, resource, statistics, subprocess, sys, tempfile, time
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def torch_best(path):
+    m = torch.jit.load(path).eval()
+    return torch.jit.optimize_for_inference(torch.jit.freeze(m))
+
+
+def torch_ms(m, args, threads, warmup, iters, metric="wall"):
+    torch.set_num_threads(threads)
+    with torch.no_grad():
+        for _ in range(warmup):
+            m(*args)
+        if metric == "cpu":
+            t0 = time.process_time()
+            for _ in range(iters):
+                m(*args)
+            return (time.process_time() - t0) / iters * 1e3
+        ts = []
+        for _ in range(iters):
+            t0 = time.perf_counter()
+            m(*args)
+            ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e3
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def jitctl_cpu_ms(jit, path, inp, warmup, iters):
+    base = [jit, "bench-threads", path, "--inputs", inp, "--threads", "1", "--warmup", str(warmup), "--format", "json"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    t0 = children_cpu()
+    subprocess.run(base + ["--iters", "1"], capture_output=True, check=True, env=env, timeout=900)
+    t1 = children_cpu()
+    subprocess.run(base + ["--iters", str(iters + 1)], capture_output=True, check=True, env=env, timeout=900)
+    t2 = children_cpu()
+    return ((t2 - t1) - (t1 - t0)) / iters * 1e3
+
+
+def jitctl_ms(jit, path, inp, threads, warmup, iters):
+    p = subprocess.run([jit, "bench-threads", path, "--inputs", inp, "--threads", str(threads), "--warmup", str(warmup),
+                        "--iters", str(iters), "--format", "json"], capture_output=True, text=True, timeout=900)
+    if p.returncode != 0:
+        raise RuntimeError("jitctl: " + p.stderr.strip()[-300:])
+    return float(json.loads(p.stdout)["rows"][0]["latency_ms"]["p50"])
+
+
+def ort_ms(py, onnx, npz, threads, warmup, iters, metric="wall"):
+    p = subprocess.run([py, os.path.join(HERE, "ort_time.py"), onnx, npz, str(threads), str(warmup), str(iters), metric],
+                       capture_output=True, text=True, timeout=900)
+    if p.returncode != 0:
+        raise RuntimeError("onnxruntime: " + p.stderr.strip()[-300:])
+    return json.loads(p.stdout)
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jitctl", required=True)
+    ap.add_argument("--models", default="/tmp/jitctl-speed")
+    ap.add_argument("--archive", choices=["frozen", "plain"], default="frozen")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--ort-python", default="")
+    ap.add_argument("--metric", choices=["wall", "cpu"], default="wall")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    if a.metric == "cpu" and a.threads != "1":
+        ap.error("--metric cpu measures one thread: use --threads 1")
+    jit = os.path.abspath(a.jitctl)
+    with open(os.path.join(a.models, "models.json")) as f:
+        index = json.load(f)
+    if a.only:
+        index = [e for e in index if e["name"] in set(a.only.split(","))]
+    threads = [int(x) for x in a.threads.split(",")]
+    tmp = tempfile.mkdtemp(prefix="jitctl-speed-")
+    print(f"torch {torch.__version__}; jitctl runs the {'torch-frozen' if a.archive == 'frozen' else 'plain'} archives; "
+          f"{a.rounds} rounds x {a.iters} iterations, {'CPU time' if a.metric == 'cpu' else 'wall time'} per call", flush=True)
+    results = []
+    for e in index:
+        name = e["name"]
+        base = os.path.join(a.models, name)
+        archive = base + (".frozen.pt" if a.archive == "frozen" else ".pt")
+        inp = base + ".in0.pt"
+        args = torch.load(inp)
+        m = torch_best(base + ".pt")
+        onnx = base + ".onnx"
+        use_ort = bool(a.ort_python) and os.path.exists(onnx)
+        npz = os.path.join(tmp, name + ".npz")
+        if use_ort:
+            np.savez(npz, **{f"arg{k}": t.numpy() for k, t in enumerate(args)})
+        for t in threads:
+            tt, jj, oo, ort_version, err = [], [], [], "", ""
+            for _ in range(a.rounds):
+                tt.append(torch_ms(m, args, t, a.warmup, a.iters, a.metric))
+                try:
+                    jj.append(jitctl_cpu_ms(jit, archive, inp, a.warmup, a.iters) if a.metric == "cpu"
+                              else jitctl_ms(jit, archive, inp, t, a.warmup, a.iters))
+                except Exception as ex:
+                    err = str(ex)
+                    break
+                if use_ort:
+                    try:
+                        r = ort_ms(a.ort_python, onnx, npz, t, a.warmup, a.iters, a.metric)
+                        oo.append(r["ms"])
+                        ort_version = r["version"]
+                    except Exception as ex:
+                        print(f"  {name}: {str(ex)[:200]}")
+                        use_ort = False
+            row = {"name": name, "set": e["set"], "threads": t, "torch_ms": statistics.median(tt)}
+            if err:
+                row["error"] = err[:300]
+                print(f"{name:16s} t={t}  torch {row['torch_ms']:8.2f} ms  jitctl FAILED: {err[:200]}", flush=True)
+                results.append(row)
+                continue
+            row["jitctl_ms"] = statistics.median(jj)
+            row["ratio_torch"] = row["jitctl_ms"] / row["torch_ms"]
+            line = f"{name:16s} t={t}  torch {row['torch_ms']:8.2f} ms  jitctl {row['jitctl_ms']:8.2f} ms  jitctl/torch {row['ratio_torch']:6.3f}"
+            if oo:
+                row["ort_ms"] = statistics.median(oo)
+                row["ratio_ort"] = row["jitctl_ms"] / row["ort_ms"]
+                row["ort_version"] = ort_version
+                line += f"  ort {row['ort_ms']:8.2f} ms  jitctl/ort {row['ratio_ort']:6.3f}"
+            print(line, flush=True)
+            results.append(row)
+    summary = {}
+    for t in threads:
+        for group in ("all", "tuned", "unseen"):
+            rows = [r for r in results if r["threads"] == t and "jitctl_ms" in r and (group == "all" or r["set"] == group)]
+            if not rows:
+                continue
+            s = {"models": len(rows), "geomean_torch": geomean([r["ratio_torch"] for r in rows]),
+                 "max_torch": max(r["ratio_torch"] for r in rows)}
+            ort_rows = [r for r in rows if "ratio_ort" in r]
+            if ort_rows:
+                s["geomean_ort"] = geomean([r["ratio_ort"] for r in ort_rows])
+                s["max_ort"] = max(r["ratio_ort"] for r in ort_rows)
+            summary[f"{group}@{t}"] = s
+            line = f"geomean {group:6s} t={t}: jitctl/torch {s['geomean_torch']:.3f} (max {s['max_torch']:.3f}, {len(rows)} models)"
+            if ort_rows:
+                line += f"  jitctl/ort {s['geomean_ort']:.3f} (max {s['max_ort']:.3f}, {len(ort_rows)} models)"
+            print(line)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"results": results, "summary": summary}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,248 @@
+// The fast CPU paths against PyTorch (testdata/gen/make_fast_path_goldens.py): oneDNN
+// convolutions and linears (packed weights, fused epilogues, channels-last in and out), the
+// OpenBLAS products, on shapes that reach their edge cases. The suite runs this file once per
+// instruction set (JITCTL_ISA=avx512|avx2|generic, tests/meson.build), so each path is checked on
+// a machine that has it.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include <string>
+
+#include "kernels/cpu/activations.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/op_bench.h"
+#include "kernels/cpu/packed_conv.h"
+#include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/tensor_util.h"
+#include "kernels/registry.h"
+#include "lib/archive/torch_save.h"
+#include "lib/core/error.h"
+#include "tests/support/testdata_path.h"
+
+namespace jitctl {
+namespace {
+
+double element(const Tensor& t, int64_t linear) {
+  int64_t off = 0;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {
+    const int64_t s = t.sizes()[d];
+    off += (linear % s) * t.strides()[d];
+    linear /= s;
+  }
+  if (t.dtype() == DType::Float64) return static_cast<const double*>(t.data())[off];
+  return static_cast<const float*>(t.data())[off];
+}
+
+void check_close(const Tensor& got, const Tensor& want, const std::string& what) {
+  INFO(what);
+  REQUIRE(got.defined());
+  CHECK(got.dtype() == want.dtype());
+  REQUIRE(shape_string(got.sizes()) == shape_string(want.sizes()));
+  int bad = 0;
+  for (int64_t i = 0; i < want.numel() && bad < 5; ++i) {
+    const double g = element(got, i), w = element(want, i);
+    const bool ok = std::isnan(w) ? std::isnan(g) : std::isinf(w) ? g == w : std::fabs(g - w) <= 1e-5 + 1e-4 * std::fabs(w);
+    if (!ok) {
+      ++bad;
+      FAIL_CHECK("element " << i << ": got " << g << ", want " << w);
+    }
+  }
+}
+
+IValue load_family(const std::string& family) {
+  return load_torch_save((test::testdata_dir() / "kernels_nn" / (family + ".pt")).string());
+}
+
+void replay(const std::string& family) {
+  const IValue cases = load_family(family);
+  for (const auto& [key, value] : cases.to_dict()->items) {
+    const std::string name = key.to_string();
+    CAPTURE(name);
+    const auto& c = value.to_tuple()->items;
+    const KernelFn fn = find_kernel(c[0].to_string());
+    const bool registered = fn != nullptr;
+    REQUIRE(registered);
+    Stack stack(c[1].to_tuple()->items.begin(), c[1].to_tuple()->items.end());
+    fn(stack);
+    check_close(stack.at(0).to_tensor(), c[2].to_tuple()->items.at(0).to_tensor(), name);
+  }
+}
+
+cpu::Epilogue epilogue_of(const IValue& post) {
+  using K = cpu::PostOp::Kind;
+  cpu::Epilogue e;
+  for (const auto& item : post.to_tuple()->items) {
+    const auto& t = item.to_tuple()->items;
+    const std::string n = t[0].to_string();
+    const float a = static_cast<float>(cpu::scalar_double(t[1])), b = static_cast<float>(cpu::scalar_double(t[2]));
+    const K k = n == "relu" ? K::Relu : n == "leaky_relu" ? K::LeakyRelu : n == "clamp" ? K::Clamp : n == "silu" ? K::Silu
+              : n == "hardswish" ? K::Hardswish : n == "hardsigmoid" ? K::Hardsigmoid : n == "sigmoid" ? K::Sigmoid
+              : n == "tanh" ? K::Tanh : n == "gelu" ? K::GeluErf : n == "gelu_tanh" ? K::GeluTanh : K::Add;
+    REQUIRE_MESSAGE((k != K::Add || n == "add"), n);
+    e.push_back({k, a, b});
+  }
+  return e;
+}
+
+Tensor tensor_or_none(const IValue& v) { return v.is_none() ? Tensor() : v.to_tensor(); }
+
+// A channels-last copy of a 4-D tensor (same values, NHWC strides).
+Tensor channels_last_copy(const Tensor& t) {
+  Tensor out = Tensor::view_of(Storage::allocate(t.nbytes()), t.dtype(), 0, t.sizes(), cpu::channels_last_strides(t.sizes()), "test");
+  cpu::copy_strided(t, out);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cpu features: the ISA in use is one the machine has, and its numbers agree") {
+  const auto& f = cpu::cpu_features();
+  CHECK(f.isa <= f.detected);
+  if (const char* env = std::getenv("JITCTL_ISA")) {
+    const std::string want = env;
+    if ((want == "avx2" && f.detected >= cpu::Isa::Avx2) || want == "generic" || (want == "avx512" && f.detected == cpu::Isa::Avx512))
+      CHECK(std::string(cpu::isa_name(f.isa)) == want);
+  }
+  CHECK(f.fp32_lanes == (f.isa == cpu::Isa::Avx512 ? 16 : f.isa == cpu::Isa::Avx2 ? 8 : 4));
+  if (f.isa != cpu::Isa::Generic) CHECK(f.flops_per_cycle == 2 * f.fma_units * f.fp32_lanes);
+  CHECK(f.cores >= 1);
+  const double ghz = cpu::measured_ghz();
+  CHECK(ghz > 0.3);
+  CHECK(ghz < 10.0);
+  CHECK(cpu::peak_gflops(1) == doctest::Approx(f.flops_per_cycle * ghz));
+}
+
+TEST_CASE("fast paths: convolutions on odd shapes match PyTorch") { replay("conv_fast"); }
+
+TEST_CASE("fast paths: matrix products on odd shapes and strides match PyTorch") { replay("linear_fast"); }
+
+TEST_CASE("fast paths: pooling of channels-last inputs matches PyTorch") { replay("pooling_fast"); }
+
+TEST_CASE("fast paths: vectorized activations and channels-last elementwise ops match PyTorch") { replay("elementwise_fast"); }
+
+TEST_CASE("fast paths: elementwise results keep a channels-last input's layout, as PyTorch's") {
+  const Tensor x = channels_last_copy(Tensor::empty(DType::Float32, {2, 5, 3, 4}));
+  Stack s{IValue(x)};
+  find_kernel("aten::relu")(s);
+  CHECK(cpu::is_channels_last(s[0].to_tensor()));
+  CHECK_FALSE(s[0].to_tensor().is_contiguous());
+  Stack t{IValue(x), IValue(Tensor::empty(DType::Float32, {2, 5, 3, 4})), IValue(int64_t{1})};
+  find_kernel("aten::add.Tensor")(t);
+  CHECK(cpu::is_channels_last(t[0].to_tensor()));  // the first operand decides
+  Stack u{IValue(Tensor::empty(DType::Float32, {2, 5, 3, 4})), IValue(x), IValue(int64_t{1})};
+  find_kernel("aten::add.Tensor")(u);
+  CHECK(u[0].to_tensor().is_contiguous());
+}
+
+TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
+  const IValue cases = load_family("fused");
+  for (const auto& [key, value] : cases.to_dict()->items) {
+    const std::string name = key.to_string();
+    CAPTURE(name);
+    const auto& c = value.to_tuple()->items;
+    const auto& in = c[1].to_tuple()->items;
+    const cpu::Epilogue e = epilogue_of(c[2]);
+    const Tensor want = c[3].to_tensor();
+    if (c[0].to_string() == "conv2d") {
+      cpu::ConvArgs a;
+      a.stride = cpu::int_list(in[3]);
+      a.padding = cpu::int_list(in[4]);
+      a.dilation = cpu::int_list(in[5]);
+      a.groups = in[6].to_int();
+      const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[7]);
+      REQUIRE(cpu::PackedConv::supports(in[1].to_tensor(), tensor_or_none(in[2]), a));
+      cpu::PackedConv conv(in[1].to_tensor(), tensor_or_none(in[2]), a, e);
+      // Contiguous in and out, then channels-last in, residual and out: the layouts the runtime mixes.
+      const Tensor plain = conv.run(x, res, false);
+      CHECK(plain.is_contiguous());
+      check_close(plain, want, name + " (NCHW)");
+      const Tensor cl = conv.run(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res, true);
+      CHECK(cpu::is_channels_last(cl));
+      check_close(cl, want, name + " (channels-last)");
+    } else {
+      const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[3]);
+      REQUIRE(cpu::PackedLinear::supports(in[1].to_tensor(), tensor_or_none(in[2])));
+      cpu::PackedLinear lin(in[1].to_tensor(), tensor_or_none(in[2]), e);
+      check_close(lin.run(x, res), want, name);
+    }
+  }
+}
+
+TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and checks shapes as PyTorch") {
+  const IValue cases = load_family("linear_fast");
+  for (const auto& [key, value] : cases.to_dict()->items) {
+    const auto& c = value.to_tuple()->items;
+    if (c[0].to_string() != "aten::linear") continue;
+    const auto& in = c[1].to_tuple()->items;
+    cpu::PackedLinear lin(in[1].to_tensor(), tensor_or_none(in[2]), {});
+    check_close(lin.run(in[0].to_tensor()), c[2].to_tuple()->items.at(0).to_tensor(), key.to_string());
+    Tensor wrong = Tensor::empty(DType::Float32, {3, lin.in_features() + 1});
+    CHECK_THROWS_AS(lin.run(wrong), InvalidInput);
+  }
+}
+
+TEST_CASE("fast paths: softmax_f32 (masked rows) matches PyTorch") {
+  const IValue cases = load_family("softmax_rows");
+  const auto& c = cases.to_dict()->items.begin()->second.to_tuple()->items;
+  Tensor x = cpu::contiguous(c[0].to_tensor());
+  Tensor got = Tensor::view_of(Storage::allocate(x.nbytes()), DType::Float32, 0, x.sizes(), x.strides(), "test");
+  std::memcpy(got.mutable_data(), x.data(), x.nbytes());
+  const int64_t n = x.sizes()[1];
+  for (int64_t r = 0; r < x.sizes()[0]; ++r) cpu::softmax_f32(static_cast<float*>(got.mutable_data()) + r * n, n);
+  check_close(got, c[1].to_tensor(), "softmax rows");
+}
+
+TEST_CASE("fast paths: a packed linear on raw rows with gaps between them, residual in the output") {
+  const IValue cases = load_family("fused");
+  int checked_cases = 0;
+  for (const auto& [key, value] : cases.to_dict()->items) {
+    const auto& c = value.to_tuple()->items;
+    if (c[0].to_string() != "linear") continue;
+    const auto& in = c[1].to_tuple()->items;
+    const Tensor x = cpu::contiguous(in[0].to_tensor()), res = tensor_or_none(in[3]), want = c[3].to_tensor();
+    cpu::PackedLinear lin(in[1].to_tensor(), tensor_or_none(in[2]), epilogue_of(c[2]));
+    const int64_t k = lin.in_features(), n = lin.out_features(), rows = x.numel() / k, ld = k + 3, ldo = n + 5;
+    std::vector<float> xin(static_cast<size_t>(rows * ld), 1e30f), out(static_cast<size_t>(rows * ldo), 0.f);
+    for (int64_t r = 0; r < rows; ++r) std::memcpy(&xin[r * ld], static_cast<const float*>(x.data()) + r * k, k * sizeof(float));
+    if (res.defined()) {
+      const Tensor rc = cpu::contiguous(res);
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(&out[r * ldo], static_cast<const float*>(rc.data()) + r * n, n * sizeof(float));
+    }
+    lin.run_rows(xin.data(), rows, ld, out.data(), ldo);
+    Tensor got = Tensor::view_of(Storage::allocate(out.size() * sizeof(float)), DType::Float32, 0, want.sizes(),
+                                 want.dim() == 3 ? std::vector<int64_t>{want.sizes()[1] * ldo, ldo, 1} : std::vector<int64_t>{ldo, 1}, "test");
+    std::memcpy(got.mutable_data(), out.data(), out.size() * sizeof(float));
+    check_close(got, want, key.to_string() + " (raw rows)");
+    ++checked_cases;
+  }
+  CHECK(checked_cases > 5);
+}
+
+TEST_CASE("fast paths: a residual of the wrong shape is refused, not read out of bounds") {
+  cpu::ConvArgs a;
+  a.stride = {1, 1};
+  a.padding = {1, 1};
+  a.dilation = {1, 1};
+  cpu::PackedConv conv(Tensor::empty(DType::Float32, {8, 4, 3, 3}), Tensor(), a, {{cpu::PostOp::Kind::Add}});
+  const Tensor x = Tensor::empty(DType::Float32, {1, 4, 5, 5});
+  CHECK_THROWS_AS(conv.run(x, Tensor::empty(DType::Float32, {1, 8, 5, 4}), true), InvalidInput);
+  CHECK_THROWS_AS(conv.run(x, Tensor(), true), InvalidInput);
+  CHECK_THROWS_AS(conv.run(Tensor::empty(DType::Float32, {1, 3, 5, 5}), Tensor::empty(DType::Float32, {1, 8, 5, 5}), true), InvalidInput);
+}
+
+TEST_CASE("op bench: times mm and conv and refuses what it does not know") {
+  const auto r = cpu::bench_op("mm", 64, {1}, 0, 2);
+  REQUIRE(r.rows.size() == 1);
+  CHECK(r.flops == doctest::Approx(2.0 * 64 * 64 * 64));
+  CHECK(r.rows[0].gflops_p50 > 0);
+  CHECK(r.rows[0].fraction_of_peak > 0);
+  CHECK(cpu::bench_op("conv", 8, {1}, 0, 1).rows.size() == 1);
+  CHECK_THROWS_AS(cpu::bench_op("fft", 64, {1}), InvalidInput);
+  CHECK_THROWS_AS(cpu::bench_op("mm", 0, {1}), InvalidInput);
+}
+
+}  // namespace jitctl
