@@ -28,7 +28,7 @@ void add_dump_graph_command(CLI::App& app) {
   cmd->add_option("--format", a.format, "text, dot or json")->check(CLI::IsMember({"text", "dot", "json"}))->capture_default_str();
   cmd->callback([] {
     LoadedModule m = load_module(a.model);
-    if (!m.cu->find_method(m.class_name, a.method)) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", a.model, m.class_name, a.method));
+    check_method(m, a.method);
     GraphFunction* function = m.cu->graph_function(m.class_name, a.method);
     const std::shared_ptr<Graph> g = a.inline_calls ? function->inlined_graph() : function->graph();
     if (a.format == "dot") {

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "lib/archive/file_kind.h"
 #include "lib/archive/torch_save.h"
+#include "lib/archive/zip_reader.h"
 #include "lib/core/describe.h"
 #include "lib/core/error.h"
 #include "lib/frontend/importer.h"
@@ -155,12 +157,17 @@ void add_info_command(CLI::App& app) {
   };
   static Args a;
   auto* cmd = app.add_subcommand("info", "Summarize an archive: class, methods, parameters, buffers, extra files");
-  cmd->add_option("model", a.model, "TorchScript archive (or a torch.save file)")->required();
+  cmd->add_option("model", a.model, "TorchScript archive (or a torch.save file; - reads standard input)")->required();
   cmd->add_option("--format", a.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([] {
-    refuse_legacy_torch_save(a.model);
-    auto archive = Archive::open(a.model);
-    if (looks_like_torch_save(*archive)) return print_torch_save(a.model, load_torch_save(*archive), a.format);
+    // By content: a torch.save file is summarized; a state_dict, an ONNX file, ... is named with
+    // what to do (lib/archive/file_kind.h).
+    const auto file = MappedFile::open(a.model);
+    const FileIdentity id = identify_file(file);
+    if (id.kind == FileKind::TorchSave)
+      return print_torch_save(file->path(), load_torch_save(*Archive::open(ZipReader::open(file))), a.format);
+    refuse_unless_model(file->path(), id, file);
+    auto archive = Archive::open(ZipReader::open(file));
     const ModuleInfo info = inspect_archive(*archive);
     const auto schemas = method_schemas(*archive, info);
     if (a.format == "json") print_json(info, schemas);

@@ -4,12 +4,32 @@
 // (lib/bench/machine_report.h).
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
 #include "lib/bench/machine_report.h"
+#include "cli/validators.h"
 #include "lib/runtime/parallel_info.h"
 #include "lib/runtime/threads.h"
 
 namespace jitctl::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json settings_json(const ParallelSettings& s) {
+  auto env = [](const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); };
+  return Json{{"intra_op_threads", s.intra_op_threads},
+              {"inter_op_threads", s.inter_op_threads},
+              {"omp_max_threads", s.omp_max_threads},
+              {"hardware_concurrency", s.hardware_concurrency},
+              {"openmp", s.openmp},
+              {"blas", s.blas},
+              {"parallel_backend", s.backend},
+              {"environment", {{"OMP_NUM_THREADS", env(s.omp_num_threads_env)}, {"MKL_NUM_THREADS", env(s.mkl_num_threads_env)}}}};
+}
+
+}  // namespace
 
 void add_parallel_info_command(CLI::App& app) {
   struct Args {
@@ -19,8 +39,8 @@ void add_parallel_info_command(CLI::App& app) {
   static Args a;
   auto* cmd = app.add_subcommand("parallel-info", "Print thread settings (like torch.__config__.parallel_info()) and the machine");
   cmd->add_option("--threads", a.threads, "intra-op threads (default: MKL_NUM_THREADS, OMP_NUM_THREADS, then cores)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--interop-threads", a.interop, "inter-op threads (default: cores)")->check(CLI::PositiveNumber);
+      ->check(whole_number(1, kMaxThreads));
+  cmd->add_option("--interop-threads", a.interop, "inter-op threads (default: cores)")->check(whole_number(1, kMaxThreads));
   cmd->add_option("--format", a.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([] {
     init_threads(a.threads, a.interop);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "lib/core/error.h"
 #include "lib/core/output_file.h"
 #include "lib/frontend/graph_function.h"
 #include "lib/ir/graph_printer.h"
@@ -32,6 +33,7 @@ struct TransformReport {
   NodeCounts before, after;
   size_t attributes_folded = 0, attributes_removed = 0;
   std::string pipeline;
+  std::vector<std::string> passes;  // --passes, in order
   uint64_t bytes_before = 0, bytes_after = 0;
 };
 
@@ -73,6 +75,7 @@ void print_report(const TransformReport& r, const std::string& format) {
                                 {"eval_mode", r.eval_mode},
                                 {"modules_switched_to_eval", r.modules_switched_to_eval},
                                 {"pipeline", r.pipeline},
+                                {"passes", r.passes},
                                 {"nodes", {{"before", total(r.before)}, {"after", total(r.after)}}},
                                 {"ops", ops},
                                 {"attributes_folded", r.attributes_folded},
@@ -102,13 +105,18 @@ void print_report(const TransformReport& r, const std::string& format) {
 
 void rewrite_model(const RewriteJob& job) {
   // A mistyped -o should not replace the user's only copy of the model.
-  if (!job.force) refuse_overwriting_inputs(job.output, {job.input}, " (use --force to replace it)");
+  if (is_stdout(job.output) && job.format == "json")
+    throw InvalidInput(fmt::format("{}: -o - writes the archive to standard output, where the --format json report would go; use one",
+                                   job.command));
+  if (!job.force && !is_stdout(job.output))
+    refuse_overwriting_inputs(job.output, {job.input}, " (use --force to replace it)");
   LoadedModule m = load_module(job.input);
   TransformReport r;
   r.command = job.command;
   r.input = job.input;
   r.output = job.output;
   r.pipeline = job.pipeline;
+  for (const PassInfo* p : job.passes) r.passes.emplace_back(p->name);
   if (job.freeze) restore_setstate_attributes(m);
   if (job.eval_mode) {
     r.eval_mode = true;
@@ -160,10 +168,19 @@ void rewrite_model(const RewriteJob& job) {
       }
     }
   }
-  export_module(m, job.output, graphs);
   std::error_code ec;
   r.bytes_before = std::filesystem::file_size(job.input, ec);
-  r.bytes_after = std::filesystem::file_size(job.output, ec);
+  if (is_stdout(job.output)) {
+    // The archive goes to standard output; the report to standard error (so not as JSON).
+    r.output = "<stdout>";
+    write_to_stdout_through_file("model.pt", [&](const std::string& file) {
+      export_module(m, file, graphs);
+      r.bytes_after = std::filesystem::file_size(file, ec);
+    });
+  } else {
+    export_module(m, job.output, graphs);
+    r.bytes_after = std::filesystem::file_size(job.output, ec);
+  }
   print_report(r, job.format);
 }
 

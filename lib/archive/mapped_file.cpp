@@ -7,13 +7,43 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "lib/core/error.h"
 
 namespace jitctl {
 
+namespace {
+
+std::shared_ptr<MappedFile> read_stdin() {
+  std::string bytes;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw InvalidInput(fmt::format("<stdin>: cannot read: {}", std::strerror(errno)));
+    }
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  return MappedFile::from_bytes(std::move(bytes), "<stdin>");
+}
+
+}  // namespace
+
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
+  if (path == "-") {
+    // Standard input can be read once; every later open of "-" (a format check, then the load)
+    // sees the same bytes.
+    static std::mutex mu;
+    static std::shared_ptr<MappedFile> stdin_bytes;
+    std::lock_guard lock(mu);
+    if (!stdin_bytes) stdin_bytes = read_stdin();
+    return stdin_bytes;
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InvalidInput(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   struct stat st {};

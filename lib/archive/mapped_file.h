@@ -9,7 +9,9 @@ namespace jitctl {
 // A read-only memory map of a whole file: archive bytes are read in place, never copied.
 class MappedFile {
  public:
-  static std::shared_ptr<MappedFile> open(const std::string& path);  // throws InvalidInput
+  // "-" is standard input, read whole the first time and the same bytes after (named "<stdin>"
+  // in messages). Throws InvalidInput.
+  static std::shared_ptr<MappedFile> open(const std::string& path);
   // Wraps bytes already in memory (tests, data made on the fly).
   static std::shared_ptr<MappedFile> from_bytes(std::string bytes, std::string name);
   ~MappedFile();

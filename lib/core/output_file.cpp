@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -76,6 +77,29 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
     f.close();
     if (!f) throw InvalidInput(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
   });
+}
+
+void write_to_stdout_through_file(const std::string& name, const std::function<void(const std::string& temporary)>& fill) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string dir = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/jitctl-stdout-XXXXXX";
+  if (!mkdtemp(dir.data())) throw InvalidInput(fmt::format("-: cannot make a temporary folder: {}", std::strerror(errno)));
+  const std::string file = dir + "/" + name;
+  auto cleanup = [&] {
+    std::remove(file.c_str());
+    rmdir(dir.c_str());
+  };
+  try {
+    fill(file);
+    std::ifstream in(file, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::fflush(stdout);
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0)
+      throw InvalidInput(fmt::format("-: cannot write to standard output: {}", std::strerror(errno)));
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+  cleanup();
 }
 
 }  // namespace jitctl

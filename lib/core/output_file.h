@@ -25,4 +25,12 @@ void write_file_atomically(const std::string& path, const std::function<void(con
 // The same for bytes already in memory.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
+// For `-o -`: lets `fill` write a temporary file (named `name` in a private temporary folder, so
+// that writers that pick a format by extension can), then copies it to standard output. Throws
+// InvalidInput when the temporary cannot be made or standard output cannot be written.
+void write_to_stdout_through_file(const std::string& name, const std::function<void(const std::string& temporary)>& fill);
+
+// The output path that means standard output.
+inline bool is_stdout(const std::string& path) { return path == "-"; }
+
 }  // namespace jitctl

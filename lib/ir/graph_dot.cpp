@@ -65,7 +65,9 @@ class DotPrinter {
  public:
   std::string print(const Graph& g) {
     out_ += "digraph jitctl_graph {\n";
-    out_ += "  graph [fontname=\"Helvetica\", fontsize=10, rankdir=TB];\n";
+    // newrank: with dot's older ranking, the rank=source/sink groups below together with the
+    // clusters of If/Loop blocks make dot fail ("trouble in init_rank") on an inlined transformer.
+    out_ += "  graph [fontname=\"Helvetica\", fontsize=10, rankdir=TB, newrank=true];\n";
     out_ += "  node [shape=box, style=rounded, fontname=\"Courier\", fontsize=10];\n";
     out_ += "  edge [fontname=\"Courier\", fontsize=9];\n";
     // Inputs on the first rank and the return on the last, so the graph reads top to bottom.

@@ -113,6 +113,44 @@ bool value_is(const IValue& v, const TypePtr& t) {
   throw RaisedException(what, python_class, msg.to_string());
 }
 
+// An error that has been told where it happened (by the innermost function running): outer
+// frames add only that they called it. It stays an InvalidInput (exit 2) or an Unsupported
+// (exit 3), so callers that catch those still do.
+struct LocatedInvalid : InvalidInput {
+  explicit LocatedInvalid(const std::string& what) : InvalidInput(what) {}
+};
+struct LocatedUnsupported : Unsupported {
+  explicit LocatedUnsupported(const std::string& what) : Unsupported(what) {}
+};
+[[noreturn]] void throw_located(ExitCode code, const std::string& what) {
+  if (code == ExitCode::Unsupported) throw LocatedUnsupported(what);
+  throw LocatedInvalid(what);
+}
+
+// "mismatch(): aten::mm failed at model.py:12:15 (%y = aten::mm(%h, %w)): <what went wrong>"
+std::string function_name(const Plan& f) {
+  const size_t dot = f.name.rfind('.');
+  return (dot == std::string::npos ? f.name : f.name.substr(dot + 1)) + "()";
+}
+
+std::string at(const InstrOrigin& o) {
+  return fmt::format("{}{}({})", o.source.empty() ? "" : "at " + o.source + " ", "", o.node);
+}
+
+// In a catch handler: the located error `e` from a callee, with this frame's call added.
+[[noreturn]] void called_from(const Plan& f, size_t pc, const Error& e) {
+  if (pc >= f.origin_of.size() || f.origin_of[pc] == operand::kNone) throw;
+  throw_located(e.code(), fmt::format("{}; called from {} {}", e.what(), function_name(f), at(f.origins[f.origin_of[pc]])));
+}
+
+std::string located(const Plan& f, size_t pc, const std::string& what) {
+  if (pc < f.origin_of.size() && f.origin_of[pc] != operand::kNone) {
+    const InstrOrigin& o = f.origins[f.origin_of[pc]];
+    return fmt::format("{}: {} failed {}: {}", function_name(f), o.op, at(o), what);
+  }
+  return fmt::format("{}: {}", function_name(f), what);
+}
+
 }  // namespace
 
 void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
@@ -160,6 +198,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
 
   const Instr* code = f.code.data();
   size_t pc = 0;
+  try {
   for (;;) {
     const Instr& in = code[pc];
     switch (in.op) {
@@ -253,7 +292,8 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
         Stack args;
         args.reserve(in.n_in);
         for (uint32_t k = 0; k < in.n_in; ++k) args.push_back(load(ops[in.in + k]));
-        InteropFuture task = InteropPool::global().submit([fut, callee = in.callee, args = std::move(args), rt]() mutable {
+        InteropFuture task = InteropPool::global().submit([fut, callee = in.callee, args = std::move(args), rt,
+                                                           keep = runtime_keep_alive(rt)]() mutable {
           try {
             execute_function(*callee, args, rt);
             fut->set_value(std::move(args.at(0)));
@@ -295,6 +335,19 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
       case OpCode::Missing:
         throw Unsupported(fmt::format("operator {} has no kernel", f.extras[in.extra].name));
     }
+  }
+  } catch (const RaisedException&) {
+    throw;  // the model's own exception, as PyTorch words it (it names where it was raised)
+  } catch (const LocatedInvalid& e) {
+    called_from(f, pc, e);
+  } catch (const LocatedUnsupported& e) {
+    called_from(f, pc, e);
+  } catch (const Error& e) {
+    throw_located(e.code(), located(f, pc, e.what()));
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw_located(ExitCode::InvalidInput, located(f, pc, e.what()));
   }
 }
 

@@ -4,23 +4,17 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
-#include <filesystem>
-#include <map>
 #include <optional>
-#include <random>
 
+#include "lib/archive/file_kind.h"
 #include "lib/archive/npy.h"
 #include "lib/archive/torch_save.h"
+#include "lib/archive/zip_reader.h"
 #include "lib/core/error.h"
-#include "lib/core/half.h"
+#include "lib/runtime/input_spec.h"
 
 namespace jitctl {
 namespace {
-
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 // "arg3" or numpy's default "arr_3" -> 3.
 std::optional<size_t> positional_index(const std::string& name) {
@@ -34,61 +28,75 @@ std::optional<size_t> positional_index(const std::string& name) {
   return std::stoul(std::string(digits));
 }
 
+// The leaves of one argument, by their path below it ("" for the argument itself).
+struct Node {
+  std::optional<Tensor> leaf;
+  std::vector<std::pair<std::string, Node>> children;  // in the file's order
+  Node& child(const std::string& key) {
+    for (auto& [k, n] : children)
+      if (k == key) return n;
+    children.emplace_back(key, Node{});
+    return children.back().second;
+  }
+};
+
+bool is_index(const std::string& s) {
+  return !s.empty() && s.size() <= 6 && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
+         (s.size() == 1 || s[0] != '0');
+}
+
+// Children named 0..n-1 make a tuple, any other names a dict of str keys.
+IValue build(const Node& n, const std::string& where) {
+  if (n.leaf) {
+    if (!n.children.empty()) throw InvalidInput(fmt::format("{}: is both an array and a container of arrays", where));
+    return IValue(*n.leaf);
+  }
+  bool indices = std::all_of(n.children.begin(), n.children.end(), [](const auto& c) { return is_index(c.first); });
+  if (indices) {
+    std::vector<const Node*> items(n.children.size(), nullptr);
+    for (const auto& [k, c] : n.children) {
+      const size_t i = std::stoul(k);
+      if (i >= items.size()) throw InvalidInput(fmt::format("{}.{}: element {} is missing (elements are numbered from 0)", where, k, items.size() - 1));
+      items[i] = &c;
+    }
+    auto t = std::make_shared<TupleData>();
+    for (size_t i = 0; i < items.size(); ++i) t->items.push_back(build(*items[i], fmt::format("{}.{}", where, i)));
+    return IValue(std::move(t));
+  }
+  auto d = std::make_shared<DictData>();
+  for (const auto& [k, c] : n.children) d->set(IValue(k), build(c, where + "." + k));
+  return IValue(std::move(d));
+}
+
 std::vector<IValue> npz_inputs(const std::string& path) {
-  std::map<size_t, Tensor> by_index;
+  std::vector<std::pair<size_t, Node>> args;  // by index
+  auto arg = [&](size_t i) -> Node& {
+    for (auto& [k, n] : args)
+      if (k == i) return n;
+    args.emplace_back(i, Node{});
+    return args.back().second;
+  };
   for (auto& [name, t] : load_npz(path)) {
-    const auto i = positional_index(name);
+    const size_t dot = name.find('.');
+    const std::string head = name.substr(0, dot);
+    const auto i = positional_index(head);
     if (!i)
       throw InvalidInput(fmt::format("{}: member '{}' is not a positional argument (name them arg0, arg1, ... or arr_0, arr_1, ...)",
                                      path, name));
-    if (!by_index.emplace(*i, std::move(t)).second)
-      throw InvalidInput(fmt::format("{}: argument {} appears twice", path, *i));
+    Node* n = &arg(*i);
+    for (size_t start = dot; start != std::string::npos;) {
+      const size_t next = name.find('.', start + 1);
+      n = &n->child(name.substr(start + 1, next == std::string::npos ? std::string::npos : next - start - 1));
+      start = next;
+    }
+    if (n->leaf) throw InvalidInput(fmt::format("{}: argument {} appears twice", path, name));
+    n->leaf = std::move(t);
   }
-  std::vector<IValue> args;
-  for (auto& [i, t] : by_index) {
-    if (i != args.size()) throw InvalidInput(fmt::format("{}: argument {} is missing (arguments must be numbered from 0)", path, args.size()));
-    args.emplace_back(std::move(t));
-  }
-  return args;
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
-InputSpec parse_one_spec(const std::string& spec, const std::string& whole) {
-  auto bad = [&](const std::string& why) {
-    return InvalidInput(fmt::format("--input-spec '{}': {} (expected e.g. 'float32[1,3,224,224]')", whole, why));
-  };
-  const size_t open = spec.find('[');
-  if (open == std::string::npos || spec.back() != ']') throw bad(fmt::format("'{}' has no [shape]", spec));
-  const std::string type = trim(std::string_view(spec).substr(0, open));
-  const auto dtype = dtype_from_name(type);
-  if (!dtype) throw bad(fmt::format("unknown dtype '{}'", type));
-  switch (*dtype) {
-    case DType::Bool: case DType::UInt8: case DType::Int8: case DType::Int16: case DType::Int32: case DType::Int64:
-    case DType::Float16: case DType::BFloat16: case DType::Float32: case DType::Float64:
-      break;
-    default: throw Unsupported(fmt::format("--input-spec '{}': random {} tensors", whole, dtype_name(*dtype)));
-  }
-  InputSpec out;
-  out.dtype = *dtype;
-  const std::string dims = trim(std::string_view(spec).substr(open + 1, spec.size() - open - 2));
-  if (dims.empty()) return out;  // a 0-d tensor
-  size_t pos = 0;
-  int64_t numel = 1;
-  while (pos <= dims.size()) {
-    const size_t comma = std::min(dims.find(',', pos), dims.size());
-    const std::string d = trim(std::string_view(dims).substr(pos, comma - pos));
-    if (d.empty() || d.size() > 12 || !std::all_of(d.begin(), d.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      throw bad(fmt::format("dimension '{}' is not a non-negative integer", d));
-    const int64_t v = std::stoll(d);
-    out.shape.push_back(v);
-    if (v != 0 && numel > (int64_t(1) << 40) / v) throw bad("the tensor is too large");
-    numel *= v;
-    pos = comma + 1;
+  std::sort(args.begin(), args.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<IValue> out;
+  for (auto& [i, n] : args) {
+    if (i != out.size()) throw InvalidInput(fmt::format("{}: argument {} is missing (arguments must be numbered from 0)", path, out.size()));
+    out.push_back(build(n, fmt::format("{}: arg{}", path, i)));
   }
   return out;
 }
@@ -96,73 +104,28 @@ InputSpec parse_one_spec(const std::string& spec, const std::string& whole) {
 }  // namespace
 
 std::vector<IValue> load_inputs(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw InvalidInput(fmt::format("{}: no such file", path));
-  if (ends_with(path, ".npy")) return {IValue(load_npy(path))};
-  if (ends_with(path, ".npz")) return npz_inputs(path);
-  IValue v = load_torch_save(path);
+  const auto file = MappedFile::open(path);
+  const std::string& name = file->path();
+  const FileIdentity id = identify_file(file);
+  refuse_unless_inputs(name, id);
+  // The extension decides only for content of no known kind, so that a damaged .npy file gets
+  // the .npy parser's precise message.
+  const auto lower_ends = [&](std::string_view suffix) {
+    if (name.size() < suffix.size()) return false;
+    for (size_t i = 0; i < suffix.size(); ++i)
+      if (std::tolower(static_cast<unsigned char>(name[name.size() - suffix.size() + i])) != suffix[i]) return false;
+    return true;
+  };
+  if (id.kind == FileKind::Npy || (id.kind == FileKind::Unknown && lower_ends(".npy")))
+    return {IValue(parse_npy(file->data(), file->size(), name))};
+  if (id.kind == FileKind::Npz) return npz_inputs(path);
+  if (id.kind == FileKind::Unknown)
+    throw InvalidInput(fmt::format("{}: not a torch.save, .npy or .npz file (inputs are torch.save((x, y), 'inputs.pt') files, "
+                                   ".npy or .npz arrays, or --input-spec)",
+                                   name));
+  IValue v = load_torch_save(*Archive::open(ZipReader::open(file)));
   if (v.is(IValue::Kind::Tuple)) return v.to_tuple()->items;
   return {std::move(v)};
-}
-
-std::vector<InputSpec> parse_input_specs(const std::string& text) {
-  std::vector<InputSpec> out;
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    const char c = i < text.size() ? text[i] : ',';
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (depth < 0 || depth > 1) throw InvalidInput(fmt::format("--input-spec '{}': unbalanced brackets", text));
-    if (c == ',' && depth == 0) {
-      const std::string one = trim(std::string_view(text).substr(start, i - start));
-      if (one.empty()) throw InvalidInput(fmt::format("--input-spec '{}': empty spec", text));
-      out.push_back(parse_one_spec(one, text));
-      start = i + 1;
-    }
-  }
-  if (depth != 0) throw InvalidInput(fmt::format("--input-spec '{}': unbalanced brackets", text));
-  return out;
-}
-
-Tensor random_tensor(const InputSpec& spec, uint64_t seed) {
-  Tensor t = Tensor::empty(spec.dtype, spec.shape);
-  const int64_t n = t.numel();
-  if (n == 0) return t;
-  std::mt19937_64 rng(seed);
-  void* p = t.mutable_data();
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_int_distribution<int> small(0, 9), coin(0, 1);
-  auto fill = [&](auto* data, auto draw) {
-    for (int64_t i = 0; i < n; ++i) data[i] = draw();
-  };
-  switch (spec.dtype) {
-    case DType::Float32: fill(static_cast<float*>(p), [&] { return static_cast<float>(normal(rng)); }); break;
-    case DType::Float64: fill(static_cast<double*>(p), [&] { return normal(rng); }); break;
-    case DType::Float16: fill(static_cast<uint16_t*>(p), [&] { return float_to_half(static_cast<float>(normal(rng))); }); break;
-    case DType::BFloat16:
-      fill(static_cast<uint16_t*>(p), [&] {
-        const float f = static_cast<float>(normal(rng));
-        uint32_t x;
-        std::memcpy(&x, &f, 4);
-        return static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-      });
-      break;
-    case DType::Bool: fill(static_cast<bool*>(p), [&] { return coin(rng) == 1; }); break;
-    case DType::UInt8: fill(static_cast<uint8_t*>(p), [&] { return static_cast<uint8_t>(small(rng)); }); break;
-    case DType::Int8: fill(static_cast<int8_t*>(p), [&] { return static_cast<int8_t>(small(rng)); }); break;
-    case DType::Int16: fill(static_cast<int16_t*>(p), [&] { return static_cast<int16_t>(small(rng)); }); break;
-    case DType::Int32: fill(static_cast<int32_t*>(p), [&] { return static_cast<int32_t>(small(rng)); }); break;
-    case DType::Int64: fill(static_cast<int64_t*>(p), [&] { return static_cast<int64_t>(small(rng)); }); break;
-    default: throw Unsupported(fmt::format("random {} tensors", dtype_name(spec.dtype)));
-  }
-  return t;
-}
-
-std::vector<IValue> spec_inputs(const std::vector<std::string>& specs, uint64_t seed) {
-  std::vector<IValue> args;
-  for (const auto& text : specs)
-    for (const auto& s : parse_input_specs(text)) args.emplace_back(random_tensor(s, seed + args.size()));
-  return args;
 }
 
 std::vector<IValue> resolve_inputs(const std::string& inputs_path, const std::vector<std::string>& specs, uint64_t seed) {

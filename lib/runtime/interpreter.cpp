@@ -20,7 +20,7 @@ namespace jitctl {
 
 // Everything planned for one module, shared by its Methods. Planning takes the mutex; running
 // does not, except for the first call of an interface method on a class.
-struct RuntimeState final : CalleeResolver {
+struct RuntimeState final : CalleeResolver, std::enable_shared_from_this<RuntimeState> {
   LoadedModule module;
   std::recursive_mutex mu;
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Plan>> plans;
@@ -183,7 +183,7 @@ Runtime Runtime::load(const std::string& path) {
 std::vector<std::string> Runtime::missing_ops(const std::string& name) {
   std::lock_guard lock(state_->mu);
   if (!state_->module.cu->find_method(state_->module.class_name, name))
-    throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
+    throw InvalidInput(unknown_method_message(state_->module, name));
   state_->plan(state_->module.class_name, name);
   return state_->missing_list;
 }
@@ -191,7 +191,7 @@ std::vector<std::string> Runtime::missing_ops(const std::string& name) {
 Method Runtime::method(const std::string& name) {
   std::lock_guard lock(state_->mu);
   if (!state_->module.cu->find_method(state_->module.class_name, name))
-    throw InvalidInput(fmt::format("{}: class {} has no method '{}'", path(), state_->module.class_name, name));
+    throw InvalidInput(unknown_method_message(state_->module, name));
   const Plan* f = state_->plan(state_->module.class_name, name);
   if (!state_->missing_list.empty())
     throw Unsupported(fmt::format("{}: method '{}' uses an operator without a kernel: {}{}", path(), name,
@@ -209,6 +209,19 @@ Method Runtime::method(const std::string& name) {
   return m;
 }
 
+std::vector<std::string> Runtime::method_names() const {
+  std::vector<std::string> out;
+  if (auto cls = state_->module.cu->find_class(state_->module.class_name))
+    for (const auto& m : cls->methods()) out.push_back(m.name);
+  return out;
+}
+
+FunctionSchema Runtime::schema(const std::string& method) const {
+  const auto* fn = state_->module.cu->find_method(state_->module.class_name, method);
+  if (!fn) throw InvalidInput(unknown_method_message(state_->module, method));
+  return schema_of(*state_->module.cu, *fn);
+}
+
 const IValue& Runtime::module() const { return state_->module.root; }
 const std::string& Runtime::path() const { return state_->module.archive->path(); }
 const std::string& Runtime::class_name() const { return state_->module.class_name; }
@@ -224,6 +237,10 @@ Method plan_graph(std::shared_ptr<Graph> graph) {
   state->subgraphs.push_back(std::move(cf));
   m.state_ = std::move(state);
   return m;
+}
+
+std::shared_ptr<const void> runtime_keep_alive(RuntimeState* rt) {
+  return rt ? std::shared_ptr<const void>(rt->shared_from_this()) : nullptr;
 }
 
 const Plan* runtime_interface_method(RuntimeState* rt, const ObjectData& obj, const std::string& name) {

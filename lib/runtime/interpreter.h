@@ -14,6 +14,7 @@
 
 #include "lib/core/ivalue.h"
 #include "lib/ir/ir.h"
+#include "lib/ops/schema.h"
 
 namespace jitctl {
 
@@ -70,6 +71,11 @@ class Runtime {
   // has no such method and Unsupported naming the first missing operator and its schema.
   Method method(const std::string& name);
   IValue run(const std::string& method_name, std::vector<IValue> args) { return method(method_name)(std::move(args)); }
+
+  // The top-level class's methods, in the order its code defines them, and one's schema
+  // (`self` first), as `m.<name>.schema` prints it.
+  std::vector<std::string> method_names() const;
+  FunctionSchema schema(const std::string& method) const;
 
   const IValue& module() const;
   const std::string& path() const;

@@ -27,6 +27,7 @@ class Lowering {
     for (Value* v : g.outputs()) use(v);
     ret.n_in = static_cast<uint32_t>(g.outputs().size());
     f_.code.push_back(ret);
+    f_.origin_of.resize(f_.code.size(), operand::kNone);
     mark_last_uses();
     f_.num_registers = next_reg_;
   }
@@ -106,13 +107,37 @@ class Lowering {
       group_at.emplace(g->nodes.back(), std::move(*g));
     }
     for (Node* n : b->nodes()) {
+      const size_t first = f_.code.size();
       if (auto it = group_at.find(n); it != group_at.end()) {
         emit_prepared(it->second);
+        // A group's errors name its first node: the op whose checks (shapes, dtypes) run first.
+        note_origin(it->second.nodes.front(), first);
         continue;
       }
       if (grouped.count(n)) continue;
       emit_node(n);
+      note_origin(n, first);
     }
+  }
+
+  // Instructions [first, end) that a nested block did not claim come from `n`.
+  void note_origin(const Node* n, size_t first) {
+    if (f_.code.size() == first) return;
+    f_.origin_of.resize(f_.code.size(), operand::kNone);
+    std::string text;
+    for (const Value* v : n->outputs()) text += (text.empty() ? "%" : ", %") + v->debug_name();
+    if (!text.empty()) text += " = ";
+    text += n->kind().qual_string();
+    if (n->kind() == prim::CallMethod || n->kind() == prim::GetAttr || n->kind() == prim::SetAttr)
+      text += "[name=\"" + n->s(attr::name) + "\"]";
+    text += "(";
+    for (size_t i = 0; i < n->inputs().size(); ++i) text += (i ? ", %" : "%") + n->input(i)->debug_name();
+    text += ")";
+    f_.origins.push_back({std::string(n->kind().qual_string()), std::move(text),
+                          n->source_location() && !n->source_location()->file.empty() ? n->source_location()->str() : ""});
+    const auto index = static_cast<uint32_t>(f_.origins.size() - 1);
+    for (size_t i = first; i < f_.code.size(); ++i)
+      if (f_.origin_of[i] == operand::kNone) f_.origin_of[i] = index;
   }
 
   void emit_prepared(const PreparedGroup& g) {

@@ -2,15 +2,26 @@
 
 #include <fmt/format.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
+#include <optional>
 
 #include "lib/archive/npy.h"
 #include "lib/archive/torch_save.h"
 #include "lib/core/describe.h"
 #include "lib/core/error.h"
+#include "lib/core/output_file.h"
 #include "lib/core/half.h"
 
 namespace jitctl {
@@ -23,6 +34,20 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 std::string key_text(const IValue& k) {
   if (k.is(IValue::Kind::String)) return fmt::format("\"{}\"", k.to_string());
   return describe(k, 60);
+}
+
+// Python's name for a value's kind.
+std::string value_kind(const IValue& v) {
+  switch (v.kind()) {
+    case IValue::Kind::None: return "None";
+    case IValue::Kind::Bool: return "bool";
+    case IValue::Kind::Int: return "int";
+    case IValue::Kind::Double: return "float";
+    case IValue::Kind::Complex: return "complex";
+    case IValue::Kind::String: return "str";
+    case IValue::Kind::Object: return v.to_object()->type_name;
+    default: return kind_name(v.kind());
+  }
 }
 
 // Calls f(path, leaf) for every leaf, depth-first; tuples, lists and dicts are containers.
@@ -62,13 +87,19 @@ std::optional<double> element(const uint8_t* p, DType t) {
   }
 }
 
-std::string tensor_stats(const Tensor& t) {
+struct Stats {
+  std::optional<double> min, max, mean;
+  std::string note;
+};
+
+Stats tensor_stats(const Tensor& t) {
+  Stats st;
   const int64_t n = t.numel();
-  if (n == 0) return "empty";
-  if (t.device().type != Device::Type::CPU) return fmt::format("on {}", t.device().str());
+  if (n == 0) return {{}, {}, {}, "empty"};
+  if (t.device().type != Device::Type::CPU) return {{}, {}, {}, fmt::format("on {}", t.device().str())};
   static const uint8_t zeros[16] = {};
   if (!element(zeros, t.dtype()))  // complex and quantized types have no min/max
-    return fmt::format("(no statistics for {})", dtype_name(t.dtype()));
+    return {{}, {}, {}, fmt::format("no statistics for {}", dtype_name(t.dtype()))};
   const auto* base = static_cast<const uint8_t*>(t.data());
   const size_t elem = element_size(t.dtype());
   const auto& sizes = t.sizes();
@@ -89,9 +120,15 @@ std::string tensor_stats(const Tensor& t) {
       idx[d] = 0;
     }
   }
-  if (n == 1) return fmt::format("value {:.6g}", sum);
-  if (nan) return "min nan max nan mean nan";
-  return fmt::format("min {:.6g} max {:.6g} mean {:.6g}", lo, hi, sum / static_cast<double>(n));
+  if (nan) return {NAN, NAN, NAN, ""};
+  return {lo, hi, sum / static_cast<double>(n), ""};
+}
+
+std::string stats_text(const Tensor& t, const Stats& st) {
+  if (!st.note.empty()) return st.note == "empty" ? "empty" : "(" + st.note + ")";
+  if (t.numel() == 1) return fmt::format("value {:.6g}", *st.mean);
+  if (std::isnan(*st.mean)) return "min nan max nan mean nan";
+  return fmt::format("min {:.6g} max {:.6g} mean {:.6g}", *st.min, *st.max, *st.mean);
 }
 
 Tensor scalar_tensor(const IValue& v, const std::string& path) {
@@ -107,22 +144,100 @@ Tensor scalar_tensor(const IValue& v, const std::string& path) {
 
 }  // namespace
 
-void write_outputs(const std::string& path, const IValue& result) {
-  if (ends_with(path, ".pt") || ends_with(path, ".pth")) {
+std::string output_format(const std::string& path, const std::string& format) {
+  if (!format.empty()) {
+    if (format == "pt" || format == "npy" || format == "npz") return format;
+    throw InvalidInput(fmt::format("output format '{}': use pt, npy or npz", format));
+  }
+  if (path == "-") return "pt";
+  std::string lower = path;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ends_with(lower, ".pt") || ends_with(lower, ".pth")) return "pt";
+  if (ends_with(lower, ".npy")) return "npy";
+  if (ends_with(lower, ".npz")) return "npz";
+  throw InvalidInput(fmt::format("{}: unknown output format (name it .pt, .npy or .npz, or give --output-format)", path));
+}
+
+namespace {
+
+// The npz member name of each leaf (outputs.h): arg0, arg1.0, key, key.sub.
+std::vector<std::pair<std::string, Tensor>> npz_arrays(const IValue& result) {
+  std::vector<std::pair<std::string, Tensor>> arrays;
+  std::function<void(const IValue&, const std::string&)> walk = [&](const IValue& v, const std::string& name) {
+    auto child = [&](const std::string& part) { return name.empty() ? part : name + "." + part; };
+    switch (v.kind()) {
+      case IValue::Kind::Tuple:
+      case IValue::Kind::List: {
+        const auto& items = v.is(IValue::Kind::Tuple) ? v.to_tuple()->items : v.to_list()->items;
+        for (size_t i = 0; i < items.size(); ++i) walk(items[i], name.empty() ? fmt::format("arg{}", i) : child(std::to_string(i)));
+        return;
+      }
+      case IValue::Kind::Dict:
+        for (const auto& [k, item] : v.to_dict()->items) {
+          std::string key = k.is(IValue::Kind::String) ? k.to_string() : describe(k, 60);
+          // A member name is a zip path: no folders, no control bytes.
+          for (auto& c : key)
+            if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = '_';
+          if (key.empty()) key = "_";
+          walk(item, child(key));
+        }
+        return;
+      default:
+        arrays.emplace_back(name.empty() ? "arg0" : name, scalar_tensor(v, name.empty() ? "out" : name));
+    }
+  };
+  walk(result, "");
+  return arrays;
+}
+
+void write_format(const std::string& path, const IValue& result, const std::string& format) {
+  if (format == "pt") {
     save_torch_save(path, result);
-  } else if (ends_with(path, ".npy")) {
+  } else if (format == "npy") {
     if (!result.is_tensor())
       throw InvalidInput(fmt::format("{}: .npy holds one tensor, but the result is {} (use .npz or .pt)", path, describe(result, 80)));
     save_npy(path, result.to_tensor());
-  } else if (ends_with(path, ".npz")) {
-    std::vector<std::pair<std::string, Tensor>> arrays;
-    for_each_leaf(result, "out", [&](const std::string& leaf, const IValue& v) {
-      arrays.emplace_back(fmt::format("arg{}", arrays.size()), scalar_tensor(v, leaf));
-    });
-    save_npz(path, arrays);
   } else {
-    throw InvalidInput(fmt::format("{}: unknown output format (use .pt, .npy or .npz)", path));
+    save_npz(path, npz_arrays(result));
   }
+}
+
+// Standard output gets the bytes of a file written in a private temporary folder (the zip
+// writer writes files), so what reaches it is whole or nothing.
+void write_to_stdout(const IValue& result, const std::string& format) {
+  write_to_stdout_through_file("output." + format, [&](const std::string& file) { write_format(file, result, format); });
+}
+
+}  // namespace
+
+void write_outputs(const std::string& path, const IValue& result, const std::string& format) {
+  const std::string f = output_format(path, format);
+  if (path == "-") return write_to_stdout(result, f);
+  write_format(path, result, f);
+}
+
+std::vector<OutputLeaf> output_leaves(const IValue& result) {
+  std::vector<OutputLeaf> out;
+  for_each_leaf(result, "out", [&](const std::string& path, const IValue& v) {
+    OutputLeaf leaf;
+    leaf.path = path;
+    if (v.is_tensor()) {
+      const Tensor& t = v.to_tensor();
+      leaf.kind = "Tensor";
+      leaf.dtype = std::string(dtype_name(t.dtype()));
+      leaf.shape = t.sizes();
+      const Stats st = tensor_stats(t);
+      leaf.min = st.min;
+      leaf.max = st.max;
+      leaf.mean = st.mean;
+      leaf.note = st.note;
+    } else {
+      leaf.kind = value_kind(v);
+      leaf.value = v.is(IValue::Kind::String) ? v.to_string() : describe(v);
+    }
+    out.push_back(std::move(leaf));
+  });
+  return out;
 }
 
 std::string summarize_outputs(const IValue& result) {
@@ -130,7 +245,7 @@ std::string summarize_outputs(const IValue& result) {
   for_each_leaf(result, "out", [&](const std::string& path, const IValue& v) {
     if (v.is_tensor()) {
       const Tensor& t = v.to_tensor();
-      out += fmt::format("{}: {} {} {}\n", path, dtype_name(t.dtype()), shape_string(t.sizes()), tensor_stats(t));
+      out += fmt::format("{}: {} {} {}\n", path, dtype_name(t.dtype()), shape_string(t.sizes()), stats_text(t, tensor_stats(t)));
     } else {
       out += fmt::format("{}: {}\n", path, describe(v));
     }

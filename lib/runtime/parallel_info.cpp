@@ -49,6 +49,20 @@ std::string blas_library() {
   return fmt::format("oneDNN {} for float32, {} for float64", onednn_version(), openblas);
 }
 
+ParallelSettings parallel_settings() {
+  ParallelSettings s;
+  s.intra_op_threads = get_num_threads();
+  s.inter_op_threads = get_num_interop_threads();
+  s.omp_max_threads = omp_get_max_threads();
+  s.hardware_concurrency = std::thread::hardware_concurrency();
+  s.openmp = openmp_version();
+  s.blas = blas_library();
+  s.backend = "OpenMP";
+  if (const char* v = std::getenv("OMP_NUM_THREADS")) s.omp_num_threads_env = v;
+  if (const char* v = std::getenv("MKL_NUM_THREADS")) s.mkl_num_threads_env = v;
+  return s;
+}
+
 std::string parallel_info() {
   std::string s;
   s += "ATen/Parallel:\n";

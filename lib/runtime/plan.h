@@ -67,9 +67,19 @@ struct InstrExtra {
   std::shared_ptr<ClassType> cls{};
 };
 
+// Where an instruction came from, for errors while running: the node as "%y = aten::mm(%x, %w)"
+// and its source position from the archive's debug records ("model.py:12:15"; "" if none).
+struct InstrOrigin {
+  std::string op;      // "aten::mm"
+  std::string node;    // "%y = aten::mm(%x, %w)"
+  std::string source;  // "model.py:12:15"
+};
+
 struct Plan {
   std::string name;  // "__torch__.Net.forward", for messages
   std::vector<Instr> code;
+  std::vector<InstrOrigin> origins;  // per node lowered
+  std::vector<uint32_t> origin_of;   // per instruction: index into origins, or operand::kNone
   std::vector<uint32_t> operands;
   std::vector<IValue> constants;
   std::vector<InstrExtra> extras;

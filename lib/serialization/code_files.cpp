@@ -287,7 +287,7 @@ CodeFiles print_code_files(const std::shared_ptr<ClassType>& root, const GraphPr
 
 std::string print_method_code(LoadedModule& m, const std::string& method) {
   const auto* fn = m.cu->find_method(m.class_name, method);
-  if (!fn) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", m.archive->path(), m.class_name, method));
+  if (!fn) throw InvalidInput(unknown_method_message(m, method));
   const std::shared_ptr<Graph>& graph = m.cu->graph_function(m.class_name, method)->graph();
   std::vector<IValue> constants;
   PythonPrinter::Hooks hooks;

@@ -1,8 +1,11 @@
 #include "lib/serialization/load_module.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "lib/archive/file_kind.h"
 #include "lib/core/error.h"
+#include "lib/core/suggest.h"
 #include "lib/serialization/import_code.h"
 
 namespace jitctl {
@@ -23,7 +26,11 @@ int64_t check_torchscript_layout(const Archive& a) {
 
 LoadedModule load_module(const std::string& path) {
   LoadedModule m;
-  m.archive = Archive::open(path);
+  // What the file is, by its content, so that a state_dict, a pickled nn.Module, inputs, an ONNX
+  // or torch.export file given as the model is named with what to do instead.
+  const auto file = MappedFile::open(path);
+  refuse_unless_model(file->path(), identify_file(file), file);
+  m.archive = Archive::open(ZipReader::open(file));
   m.format_version = check_torchscript_layout(*m.archive);
   m.cu = import_code(*m.archive);
   m.root = m.archive->load_pickle("data.pkl", "data/", true);
@@ -34,6 +41,18 @@ LoadedModule load_module(const std::string& path) {
     throw InvalidInput(fmt::format("{}: its module's class {} is not defined under {}/code/", m.archive->where("data.pkl"),
                                    m.class_name, m.archive->root()));
   return m;
+}
+
+std::string unknown_method_message(const LoadedModule& m, const std::string& method) {
+  std::vector<std::string> names;
+  if (auto cls = m.cu->find_class(m.class_name))
+    for (const auto& sig : cls->methods()) names.push_back(sig.name);
+  return fmt::format("{}: class {} has no method '{}'{}; its methods are {}", m.archive->path(), m.class_name, method,
+                     did_you_mean(method, names), names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", ")));
+}
+
+void check_method(const LoadedModule& m, const std::string& method) {
+  if (!m.cu->find_method(m.class_name, method)) throw InvalidInput(unknown_method_message(m, method));
 }
 
 }  // namespace jitctl

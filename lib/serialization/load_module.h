@@ -20,6 +20,15 @@ struct LoadedModule {
   std::string class_name;  // its class, "__torch__.Net"
 };
 
+// Opens a TorchScript archive; a file that is something else (a state_dict, a pickled nn.Module,
+// inputs, ONNX, torch.export, ...) is refused naming what it is and what to do
+// (lib/archive/file_kind.h). "-" reads standard input.
 LoadedModule load_module(const std::string& path);
+
+// "model.pt: class __torch__.Net has no method 'forwrd' (did you mean 'forward'?); its methods
+// are forward, encode" -- for every command that takes --method.
+std::string unknown_method_message(const LoadedModule& m, const std::string& method);
+// Throws InvalidInput with that message unless the top-level class has `method`.
+void check_method(const LoadedModule& m, const std::string& method);
 
 }  // namespace jitctl

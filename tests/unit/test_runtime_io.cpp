@@ -17,6 +17,9 @@
 
 #include "lib/archive/npy.h"
 #include "lib/core/error.h"
+#include "lib/ops/schema.h"
+#include "lib/runtime/arguments.h"
+#include "lib/runtime/input_spec.h"
 #include "lib/runtime/inputs.h"
 #include "lib/runtime/interop_pool.h"
 #include "lib/runtime/outputs.h"
@@ -181,37 +184,110 @@ TEST_CASE("torch.save inputs: a tuple gives its items, anything else is one argu
   REQUIRE(list.size() == 1);
   CHECK(list[0].is(IValue::Kind::List));
 
-  CHECK(error_of([] { load_inputs("/nonexistent/in.pt"); }) == "/nonexistent/in.pt: no such file");
+  CHECK(error_of([] { load_inputs("/nonexistent/in.pt"); }) == "/nonexistent/in.pt: cannot open: No such file or directory");
 }
 
-TEST_CASE("input specs") {
-  const auto specs = parse_input_specs("float32[1,3,224,224]");
+TEST_CASE("input specs: tensors") {
+  using K = SpecValue::Kind;
+  const auto specs = parse_input_spec("float32[1,3,224,224]");
   REQUIRE(specs.size() == 1);
+  CHECK(specs[0].kind == K::Tensor);
   CHECK(specs[0].dtype == DType::Float32);
   CHECK(specs[0].shape == std::vector<int64_t>{1, 3, 224, 224});
 
-  const auto two = parse_input_specs(" int64[ 8 ] , bool[]");
+  const auto two = parse_input_spec(" int64[ 8 ] , bool[]");
   REQUIRE(two.size() == 2);
   CHECK(two[0].dtype == DType::Int64);
   CHECK(two[0].shape == std::vector<int64_t>{8});
   CHECK(two[1].dtype == DType::Bool);
   CHECK(two[1].shape.empty());
-  CHECK(parse_input_specs("float64[0,2]")[0].shape == std::vector<int64_t>{0, 2});
-  CHECK(parse_input_specs("uint8[2]")[0].dtype == DType::UInt8);
-  CHECK(parse_input_specs("int32[2]")[0].dtype == DType::Int32);
+  CHECK(parse_input_spec("float64[0,2]")[0].shape == std::vector<int64_t>{0, 2});
+  CHECK(parse_input_spec("uint8[2]")[0].dtype == DType::UInt8);
+  CHECK(parse_input_spec("int32[2]")[0].dtype == DType::Int32);
 
   for (const char* bad : {"float32", "float32[1,3", "floaty[2]", "float32[-1]", "float32[1,,2]", "float32[a]", "float32[2]]",
-                          "", "float32[1]x", "float32[1099511627776,2]"}) {
-    const auto [code, message] = failure_of([&] { parse_input_specs(bad); });
+                          "", "float32[1]x", "float32[1099511627776,2]", "float32[1,]"}) {
+    const auto [code, message] = failure_of([&] { parse_input_spec(bad); });
     INFO(bad, ": ", message);
     CHECK(code == 2);
     CHECK(message.find(fmt::format("--input-spec '{}'", bad)) == 0);
   }
-  CHECK(failure_of([] { parse_input_specs("complex64[2]"); }).first == 3);
+  CHECK(failure_of([] { parse_input_spec("complex64[2]"); }).first == 3);
+  // Messages say where and what was expected.
+  CHECK(error_of([] { parse_input_spec("(float32[2,2],"); }).find("at the end") != std::string::npos);
+  CHECK(error_of([] { parse_input_spec("float32"); }).find("'float32' needs a shape") != std::string::npos);
+  CHECK(error_of([] { parse_input_spec("foo"); }).find("'foo' is not a value at column 1") != std::string::npos);
+}
+
+TEST_CASE("input specs: numbers, bools, None, strings and containers, as Python writes them") {
+  using K = SpecValue::Kind;
+  const auto v = parse_input_spec("3, -7, 2.5, 1e-3, -inf, true, False, none, None, \"a\\\"b\", 'c\\'d', '\\u00e9\\n'");
+  REQUIRE(v.size() == 12);
+  CHECK((v[0].kind == K::Int && v[0].i == 3));
+  CHECK((v[1].kind == K::Int && v[1].i == -7));
+  CHECK((v[2].kind == K::Float && v[2].f == 2.5));
+  CHECK((v[3].kind == K::Float && v[3].f == 1e-3));
+  CHECK((v[4].kind == K::Float && std::isinf(v[4].f) && v[4].f < 0));
+  CHECK((v[5].kind == K::Bool && v[5].b));
+  CHECK((v[6].kind == K::Bool && !v[6].b));
+  CHECK(v[7].kind == K::None);
+  CHECK(v[8].kind == K::None);
+  CHECK((v[9].kind == K::String && v[9].s == "a\"b"));
+  CHECK((v[10].kind == K::String && v[10].s == "c'd"));
+  CHECK((v[11].kind == K::String && v[11].s == "\xc3\xa9\n"));
+
+  const auto c = parse_input_spec("(float32[2,2], int64[3]), (1,), (2), [], [1, [2, 3]], {\"a\": float32[2], 'b': 1,}, ()");
+  REQUIRE(c.size() == 7);
+  CHECK((c[0].kind == K::Tuple && c[0].items.size() == 2 && c[0].items[1].dtype == DType::Int64));
+  CHECK((c[1].kind == K::Tuple && c[1].items.size() == 1));
+  CHECK((c[2].kind == K::Int && c[2].i == 2));  // (x) is x, as in Python
+  CHECK((c[3].kind == K::List && c[3].items.empty()));
+  CHECK((c[4].kind == K::List && c[4].items[1].kind == K::List && c[4].items[1].items.size() == 2));
+  CHECK((c[5].kind == K::Dict && c[5].items.size() == 4 && c[5].items[0].s == "a" && c[5].items[1].kind == K::Tensor));
+  CHECK((c[6].kind == K::Tuple && c[6].items.empty()));
+
+  for (const char* bad : {"99999999999999999999", "1e999", "'open", "[1, 2", "{1: }", "{[1]: 2}", "(1 2)", "1.2.3", "3x", "\"\\q\"",
+                          "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+                          "1,", "'\\ud800'"}) {
+    const auto [code, message] = failure_of([&] { parse_input_spec(bad); });
+    INFO(bad, ": ", message);
+    CHECK(code == 2);
+    CHECK(message.find("--input-spec '") == 0);
+  }
+}
+
+TEST_CASE("input specs meet the schema: Python's conversions, and errors that name the argument") {
+  const FunctionSchema s = parse_schema(
+      "forward(Tensor x, float alpha, int[] dims, (int, str) pair, Dict(str, Tensor) d, str? name=None) -> Tensor");
+  auto args = spec_inputs({"float32[2,3]", "2", "(1, 2)", "[3, 'q']", "{}"}, 0);
+  args = check_arguments(s, std::move(args));
+  REQUIRE(args.size() == 5);
+  CHECK(args[1].is(IValue::Kind::Double));  // an int where a float is expected
+  CHECK(args[1].to_double() == 2.0);
+  CHECK(args[2].is(IValue::Kind::List));    // a tuple where a list is expected
+  CHECK(args[2].to_list()->elem_type == "int");
+  CHECK(args[3].is(IValue::Kind::Tuple));   // a list where a tuple is expected
+  CHECK(args[4].to_dict()->value_type == "Tensor");  // {} takes the argument's types
+
+  CHECK(error_of([&] { check_arguments(s, spec_inputs({"float32[2]", "'x'", "[1]", "(1, 'a')", "{}"}, 0)); }) ==
+        "forward() argument 'alpha' (2nd argument) must be float, not str (str 'x') (as --input-spec, e.g. 0.5)");
+  CHECK(error_of([&] { check_arguments(s, spec_inputs({"float32[2]", "1.0", "[1, 2.5]", "(1, 'a')", "{}"}, 0)); })
+            .find("argument 'dims' (3rd argument) must be List[int], not list of 2: element [1] is float") != std::string::npos);
+  CHECK(error_of([&] { check_arguments(s, spec_inputs({"float32[2]"}, 0)); })
+            .find("forward() takes 5 to 6 arguments, the inputs give 1; 'alpha' (float) is missing") == 0);
+  CHECK(error_of([&] { check_arguments(s, spec_inputs({"float32[2]", "1.0", "[]", "(1, 2, 3)", "{}"}, 0)); })
+            .find("must be Tuple[int, str], not tuple of 3: a tuple with 3 element(s), not 2") != std::string::npos);
+
+  CHECK(example_spec(parse_schema_type("Dict(str, Tensor)")) == "{\"key\": float32[2,3]}");
+  CHECK(example_spec(parse_schema_type("(int, float)[]")) == "[(2, 0.5), (2, 0.5)]");
+  CHECK(example_spec(parse_schema_type("str?")) == "\"text\"");
 }
 
 TEST_CASE("random inputs are seeded: same seed, same values; floats normal, ints small") {
   const auto a = spec_inputs({"float32[1000]", "int64[1000]"}, 7);
+  // Tensors are numbered across the command line: the second one is drawn with seed + 1 whatever
+  // values come between.
+  const auto mixed = spec_inputs({"3, float32[1000]", "(none, int64[1000])"}, 7);
   const auto b = spec_inputs({"float32[1000]", "int64[1000]"}, 7);
   const auto c = spec_inputs({"float32[1000]"}, 8);
   REQUIRE(a.size() == 2);
@@ -219,6 +295,8 @@ TEST_CASE("random inputs are seeded: same seed, same values; floats normal, ints
   CHECK(std::memcmp(fa.data(), b[0].to_tensor().data(), fa.nbytes()) == 0);
   CHECK(std::memcmp(a[1].to_tensor().data(), b[1].to_tensor().data(), a[1].to_tensor().nbytes()) == 0);
   CHECK(std::memcmp(fa.data(), c[0].to_tensor().data(), fa.nbytes()) != 0);
+  CHECK(std::memcmp(fa.data(), mixed[1].to_tensor().data(), fa.nbytes()) == 0);
+  CHECK(std::memcmp(a[1].to_tensor().data(), mixed[2].to_tuple()->items[1].to_tensor().data(), a[1].to_tensor().nbytes()) == 0);
   double sum = 0, sq = 0;
   for (int i = 0; i < 1000; ++i) {
     const double v = static_cast<const float*>(fa.data())[i];
@@ -233,7 +311,7 @@ TEST_CASE("random inputs are seeded: same seed, same values; floats normal, ints
   CHECK(resolve_inputs("", {}, 0).empty());
 }
 
-TEST_CASE("outputs: npz leaves as arg0.. in numpy's bytes, npy needs one tensor, summary per leaf") {
+TEST_CASE("outputs: npz leaves named by their place (arg0, arg1.0, dict keys) in numpy's bytes, npy needs one tensor, summary per leaf") {
   TempDir tmp;
   const Tensor f32 = load_npy((io_dir() / "npy/float32.npy").string());
   const Tensor i64 = load_npy((io_dir() / "npy/int64.npy").string());
@@ -247,11 +325,27 @@ TEST_CASE("outputs: npz leaves as arg0.. in numpy's bytes, npy needs one tensor,
   const auto arrays = load_npz(tmp.file("o.npz"));
   REQUIRE(arrays.size() == 3);
   CHECK(arrays[0].first == "arg0");
-  CHECK(arrays[2].first == "arg2");
+  CHECK(arrays[1].first == "arg1.0");
+  CHECK(arrays[2].first == "arg1.1");
   CHECK(npy_bytes(arrays[0].second) == slurp(io_dir() / "npy/float32.npy"));
   CHECK(npy_bytes(arrays[1].second) == slurp(io_dir() / "npy/int64.npy"));
   CHECK(arrays[2].second.dim() == 0);
-  CHECK(load_inputs(tmp.file("o.npz")).size() == 3);  // an npz output is a valid --inputs file
+  // An npz output reads back as --inputs with the same structure.
+  const auto back = load_inputs(tmp.file("o.npz"));
+  REQUIRE(back.size() == 2);
+  REQUIRE(back[1].is(IValue::Kind::Tuple));
+  CHECK(back[1].to_tuple()->items.size() == 2);
+  CHECK(back[1].to_tuple()->items[1].to_tensor().dim() == 0);
+
+  // A dict result keeps its keys.
+  auto dict = std::make_shared<DictData>();
+  dict->set(IValue("scores"), IValue(f32));
+  dict->set(IValue("a/b"), IValue(i64));
+  write_outputs(tmp.file("d.NPZ"), IValue(dict));
+  const auto named = load_npz(tmp.file("d.NPZ"));
+  REQUIRE(named.size() == 2);
+  CHECK(named[0].first == "scores");
+  CHECK(named[1].first == "a_b");
 
   write_outputs(tmp.file("o.npy"), IValue(f32));
   CHECK(slurp(tmp.file("o.npy")) == slurp(io_dir() / "npy/float32.npy"));
