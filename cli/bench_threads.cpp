@@ -1,33 +1,37 @@
-// jitctl bench-threads M ...: latency and throughput across thread settings (lib/bench/measure.h
-// says what is measured), one row per combination of --interop-threads, --threads and
-// --concurrency, printed as text, CSV or DESIGN.md's JSON contract.
+// jitctl bench-threads M ...: latency and throughput across thread settings, one row per
+// combination of --interop-threads, --concurrency and --threads, measured over interleaved rounds
+// (lib/bench/sweep.h), printed as text, CSV or DESIGN.md's JSON contract (lib/bench/report.h),
+// with a recommendation (lib/bench/recommend.h) and an optional SVG plot.
+// jitctl bench-threads --op mm|conv --size N: the same sweep over one kernel, in GFLOP/s.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <nlohmann/json.hpp>
+#include <chrono>
+#include <cstdio>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/model_inputs.h"
-#include "lib/bench/latency_plot.h"
+#include "lib/bench/callers.h"
 #include "lib/bench/machine.h"
-#include "lib/bench/measure.h"
+#include "lib/bench/op_sweep.h"
+#include "lib/bench/recommend.h"
+#include "lib/bench/report.h"
+#include "lib/bench/sweep.h"
+#include "lib/bench/sweep_plot.h"
 #include "lib/core/error.h"
 #include "lib/core/output_file.h"
 #include "lib/runtime/interop_pool.h"
-#include "lib/runtime/interpreter.h"
-#include "lib/runtime/parallel_info.h"
 #include "lib/runtime/threads.h"
 
 namespace jitctl::cli {
 namespace {
 
-// "1,2,4" (also given as several values) -> {1, 2, 4}; "sweep" -> 1, 2, 4, ... up to the number
-// of hardware threads, which is included.
+// "1,2,4" (also given as several values) -> {1, 2, 4}, first occurrence kept; "sweep" (--threads
+// only) -> sweep_thread_counts(usable cores).
 std::vector<int> parse_counts(const std::vector<std::string>& given, const char* flag, bool allow_sweep) {
   std::vector<int> out;
   for (const auto& item : given) {
@@ -36,9 +40,7 @@ std::vector<int> parse_counts(const std::vector<std::string>& given, const char*
     while (std::getline(ss, tok, ',')) {
       if (tok.empty()) continue;
       if (allow_sweep && tok == "sweep") {
-        const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-        for (int t = 1; t < hw; t *= 2) out.push_back(t);
-        out.push_back(hw);
+        for (int t : sweep_thread_counts(usable_cores())) out.push_back(t);
         continue;
       }
       size_t used = 0;
@@ -49,7 +51,7 @@ std::vector<int> parse_counts(const std::vector<std::string>& given, const char*
         used = 0;
       }
       if (used != tok.size() || v < 1 || v > 4096)
-        throw InvalidInput(fmt::format("{} {}: '{}' is not a positive thread count{}", flag, item, tok,
+        throw InvalidInput(fmt::format("{} {}: '{}' is not a count from 1 to 4096{}", flag, item, tok,
                                        allow_sweep ? " (or sweep)" : ""));
       out.push_back(v);
     }
@@ -60,54 +62,69 @@ std::vector<int> parse_counts(const std::vector<std::string>& given, const char*
   return unique;
 }
 
-double round4(double v) { return std::round(v * 1e4) / 1e4; }
+// The live progress line: on stderr, only when it is a terminal, erased before a row is printed.
+class Progress {
+ public:
+  Progress() : on_(::isatty(STDERR_FILENO) == 1) {}
+  void show(const SweepProgress& p) {
+    if (!on_) return;
+    std::string budget = p.budget_s > 0 ? fmt::format(" of {:g}", p.budget_s) : "";
+    fmt::print(stderr, "\r\x1b[K[{}/{}] round {}/{}: {}  ({:.1f}{} s)", p.unit + 1, p.units, p.round, p.rounds,
+               setting_label(p.setting), p.elapsed_s, budget);
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void clear() {
+    if (!shown_) return;
+    fmt::print(stderr, "\r\x1b[K");
+    std::fflush(stderr);
+    shown_ = false;
+  }
 
-nlohmann::ordered_json to_json(const std::string& model, const std::vector<BenchRow>& rows, int warmup, int iters) {
-  nlohmann::ordered_json j;
-  j["model"] = model;
-  j["machine"] = {{"cpu", cpu_model()},
-                  {"hardware_concurrency", std::thread::hardware_concurrency()},
-                  {"default_threads", default_num_threads()},
-                  {"openmp", openmp_version()},
-                  {"blas", blas_library()},
-                  {"jitctl", JITCTL_VERSION}};
-  j["warmup"] = warmup;
-  j["iters"] = iters;
-  j["rows"] = nlohmann::ordered_json::array();
-  for (const auto& r : rows)
-    j["rows"].push_back({{"intra_op_threads", r.setting.intra_op_threads},
-                         {"inter_op_threads", r.setting.inter_op_threads},
-                         {"concurrency", r.setting.concurrency},
-                         {"latency_ms", {{"p50", round4(r.latency_ms.p50)}, {"p90", round4(r.latency_ms.p90)},
-                                         {"p99", round4(r.latency_ms.p99)}, {"min", round4(r.latency_ms.min)},
-                                         {"mean", round4(r.latency_ms.mean)}}},
-                         {"throughput_per_s", round4(r.throughput_per_s)},
-                         {"first_call_ms", round4(r.first_call_ms)}});
-  return j;
-}
+ private:
+  bool on_, shown_ = false;
+};
 
 }  // namespace
 
 void add_bench_threads_command(CLI::App& app) {
   struct Args : ModelInputs {
-    std::string format = "text", plot;
+    std::string format = "text", plot, op, device = "cpu";
     std::vector<std::string> threads, interop, concurrency;
-    int warmup = 3, iters = 20;
+    int warmup = 3, iters = 20, rounds = 3;
+    int64_t size = 0;
+    double max_seconds = 0;
   };
   static Args a;
-  auto* cmd = app.add_subcommand("bench-threads", "Measure latency and throughput across thread settings");
+  auto* cmd = app.add_subcommand("bench-threads", "Measure latency and throughput across thread settings and recommend one");
   cmd->alias("bench");
-  add_model_input_options(*cmd, a);
-  cmd->add_option("--threads", a.threads, "intra-op thread counts: 1,2,4 or sweep (default: as run)");
+  add_model_input_options(*cmd, a, false);
+  cmd->add_option("--threads", a.threads, "intra-op thread counts: 1,2,4 or sweep (1, 2, 4, ... one step past the cores; default: as run)");
   cmd->add_option("--interop-threads", a.interop, "inter-op thread counts (default: as run)");
-  cmd->add_option("--concurrency", a.concurrency, "numbers of concurrent callers (default 1)");
-  cmd->add_option("--warmup", a.warmup, "untimed calls per caller before timing, the first included")
+  cmd->add_option("--concurrency", a.concurrency, "numbers of application threads calling the model at once (default 1)");
+  cmd->add_option("--warmup", a.warmup, "untimed calls per caller per setting and round, the first one timed as first_call_ms")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--iters", a.iters, "timed calls per caller")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--iters", a.iters, "timed calls per caller per setting, split over the rounds")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--rounds", a.rounds, "rounds over all settings, interleaved (1 to 10; 3 or more to judge noise)")
+      ->check(CLI::Range(1, 10))->capture_default_str();
+  cmd->add_option("--max-seconds", a.max_seconds, "time budget for the whole sweep; settings that do not fit are reported as skipped")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--format", a.format, "text, csv or json")->check(CLI::IsMember({"text", "csv", "json"}))->capture_default_str();
-  cmd->add_option("--plot", a.plot, "also write an SVG of p50 latency against intra-op threads");
+  cmd->add_option("--plot", a.plot, "also write an SVG (F.svg) of latency and throughput against intra-op threads");
+  cmd->add_option("--op", a.op, "sweep one kernel instead of a model: mm or conv")->check(CLI::IsMember({"mm", "conv"}));
+  cmd->add_option("--size", a.size, "--op size: N for N x N matrices (mm) or N x N images (conv)");
+  cmd->add_option("--device", a.device, "cpu (cuda: not in this build)")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   cmd->callback([] {
-    if (!a.plot.empty()) refuse_overwriting_inputs(a.plot, {a.model, a.inputs});
+    if (a.device == "cuda") throw InvalidInput("--device cuda: this jitctl was built without CUDA kernels, or no GPU is present");
+    const bool op_mode = !a.op.empty();
+    if (op_mode && !a.model.empty())
+      throw InvalidInput(fmt::format("bench-threads: give a model ({}) or --op {}, not both", a.model, a.op));
+    if (!op_mode && a.model.empty()) throw InvalidInput("bench-threads: give a model M, or --op mm|conv --size N");
+    if (op_mode && a.size <= 0) throw InvalidInput(fmt::format("--op {}: give --size N (a positive size)", a.op));
+    if (!op_mode && a.size != 0) throw InvalidInput("--size: only with --op mm|conv");
+    if (!a.plot.empty()) check_plot_target(a.plot, {a.model, a.inputs});
+
     init_threads(0, 0);
     std::vector<int> intra = parse_counts(a.threads, "--threads", true);
     std::vector<int> inter = parse_counts(a.interop, "--interop-threads", false);
@@ -115,32 +132,90 @@ void add_bench_threads_command(CLI::App& app) {
     if (intra.empty()) intra.push_back(get_num_threads());
     if (inter.empty()) inter.push_back(get_num_interop_threads());
     if (conc.empty()) conc.push_back(1);
+    const size_t max_callers = static_cast<size_t>(*std::max_element(conc.begin(), conc.end()));
+    const int cores = usable_cores();
+
+    SweepOptions opt;
+    opt.warmup = a.warmup;
+    opt.iters = a.iters;
+    opt.rounds = a.rounds;
+    opt.max_seconds = a.max_seconds;
+    Progress progress;
+    SweepEvents events;
+    events.progress = [&](const SweepProgress& p) { progress.show(p); };
+
+    if (op_mode) {
+      const OpBench bench = make_op_bench(a.op, a.size, max_callers);
+      const double peak = fma_peak_gflops_per_core();
+      const int physical = machine_info().physical_cores;
+      if (a.format == "text") fmt::print("{}", op_text_header(bench, peak));
+      if (a.format == "csv") fmt::print("{}", op_csv_header());
+      std::fflush(stdout);
+      events.row_final = [&](size_t, const BenchRow& r) {
+        progress.clear();
+        const OpRow o = op_row(bench, r, peak, physical);
+        if (a.format == "text") fmt::print("{}", op_text_row(o, cores));
+        if (a.format == "csv") fmt::print("{}", op_csv_row(o));
+        std::fflush(stdout);
+      };
+      const SweepResult res = run_sweep(all_settings(intra, {inter.front()}, conc), bench.call, opt, events);
+      progress.clear();
+      if (a.format == "json") fmt::print("{}\n", op_report_json(bench, opt, res, peak).dump(1));
+      if (a.format == "text" && !res.stopped.empty())
+        fmt::print("stopped after {} of {} rounds: {}\n", res.rounds_run, res.rounds_planned, res.stopped);
+      if (a.format == "text" && !res.narrowed.empty()) fmt::print("{}\n", res.narrowed);
+      if (std::string w = oversubscription_warning(res.rows, cores); !w.empty()) fmt::print(stderr, "{}\n", w);
+      if (std::string w = load_warning(load_average_1min(), cores); !w.empty()) fmt::print(stderr, "{}\n", w);
+      if (!a.plot.empty())
+        write_file_atomically(a.plot, sweep_plot_svg({fmt::format("--op {} --size {}", a.op, a.size), machine_info().cpu, cores},
+                                                     res.rows, recommend(res.rows)));
+      return;
+    }
 
     const PreparedCall call = prepare_call(a);
-    std::vector<BenchRow> rows;
-    for (int io : inter)
-      for (int c : conc)
-        for (int t : intra) rows.push_back(measure(call.method, call.args, {t, io, c}, a.warmup, a.iters));
+    // The very first call, with the first setting's threads: it maps the weights and starts the
+    // OpenMP team, so it is reported apart from every row's first call and gives the sweep its
+    // first time estimate.
+    set_num_threads(intra.front());
+    set_num_interop_threads(inter.front());
+    const auto t0 = std::chrono::steady_clock::now();
+    call.method(call.args);
+    const double cold_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    opt.first_call_estimate_s = cold_ms / 1000.0;
 
-    if (a.format == "json") {
-      fmt::print("{}\n", to_json(a.model, rows, a.warmup, a.iters).dump(1));
-    } else if (a.format == "csv") {
-      fmt::print("intra_op_threads,inter_op_threads,concurrency,p50_ms,p90_ms,p99_ms,min_ms,mean_ms,throughput_per_s,first_call_ms\n");
-      for (const auto& r : rows)
-        fmt::print("{},{},{},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f}\n", r.setting.intra_op_threads,
-                   r.setting.inter_op_threads, r.setting.concurrency, r.latency_ms.p50, r.latency_ms.p90, r.latency_ms.p99,
-                   r.latency_ms.min, r.latency_ms.mean, r.throughput_per_s, r.first_call_ms);
-    } else {
-      fmt::print("{}  ({}, {} warm-up + {} timed calls per caller)\n", a.model, cpu_model(), a.warmup, a.iters);
-      fmt::print("{:>7} {:>7} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11}\n", "intra", "inter", "callers",
-                 "p50 ms", "p90 ms", "p99 ms", "min ms", "mean ms", "calls/s", "first ms");
-      for (const auto& r : rows)
-        fmt::print("{:>7} {:>7} {:>7} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>11.1f} {:>11.3f}\n",
-                   r.setting.intra_op_threads, r.setting.inter_op_threads, r.setting.concurrency, r.latency_ms.p50,
-                   r.latency_ms.p90, r.latency_ms.p99, r.latency_ms.min, r.latency_ms.mean, r.throughput_per_s,
-                   r.first_call_ms);
-    }
-    if (!a.plot.empty()) write_file_atomically(a.plot, latency_plot_svg(a.model, rows));
+    const Callers callers = make_callers(a.model, a.method, call.method, call.args, max_callers);
+    for (size_t c = 1; c < callers.size(); ++c)
+      if (!callers.own_instances_because.empty()) callers.call(c);  // map each instance's weights before timing
+
+    if (a.format == "text") fmt::print("{}{}", text_preamble(a.model, a.method, opt, callers.own_instances_because, cold_ms), text_header());
+    if (a.format == "csv") fmt::print("{}", csv_header());
+    std::fflush(stdout);
+    events.row_final = [&](size_t, const BenchRow& r) {
+      progress.clear();
+      if (a.format == "text") fmt::print("{}", text_row(r, cores));
+      if (a.format == "csv") fmt::print("{}", csv_row(r, cores));
+      std::fflush(stdout);
+    };
+    BenchReport rep;
+    rep.model = a.model;
+    rep.method = a.method;
+    rep.options = opt;
+    rep.cores = cores;
+    rep.own_instances_because = callers.own_instances_because;
+    rep.cold_first_call_ms = cold_ms;
+    rep.load_before = load_average_1min();
+    rep.sweep = run_sweep(all_settings(intra, inter, conc), [&](size_t c) { callers.call(c); }, opt, events);
+    progress.clear();
+    rep.load_after = load_average_1min();
+    rep.recommendation = recommend(rep.sweep.rows);
+
+    const nlohmann::ordered_json report = report_json(rep);
+    if (a.format == "json") fmt::print("{}\n", report.dump(1));
+    if (a.format == "text") fmt::print("{}", text_summary(rep));
+    std::fflush(stdout);
+    for (const auto& w : report.at("warnings")) fmt::print(stderr, "{}\n", w.get<std::string>());
+    if (!a.plot.empty())
+      write_file_atomically(a.plot, sweep_plot_svg({a.model, machine_info().cpu, cores}, rep.sweep.rows, rep.recommendation));
   });
 }
 

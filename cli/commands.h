@@ -9,6 +9,7 @@ void add_info_command(CLI::App& app);
 void add_dump_graph_command(CLI::App& app);
 void add_dump_code_command(CLI::App& app);
 void add_run_command(CLI::App& app);
+void add_freeze_command(CLI::App& app);
 void add_optimize_command(CLI::App& app);
 void add_bench_threads_command(CLI::App& app);
 void add_parallel_info_command(CLI::App& app);

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   jitctl::cli::add_dump_code_command(app);
   jitctl::cli::add_run_command(app);
   jitctl::cli::add_planned_commands(app);
+  jitctl::cli::add_freeze_command(app);
   jitctl::cli::add_optimize_command(app);
   jitctl::cli::add_bench_threads_command(app);
   jitctl::cli::add_parallel_info_command(app);

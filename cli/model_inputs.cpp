@@ -7,8 +7,8 @@
 
 namespace jitctl::cli {
 
-void add_model_input_options(CLI::App& cmd, ModelInputs& a) {
-  cmd.add_option("model", a.model, "TorchScript archive")->required();
+void add_model_input_options(CLI::App& cmd, ModelInputs& a, bool model_required) {
+  cmd.add_option("model", a.model, "TorchScript archive")->required(model_required);
   cmd.add_option("--method", a.method, "method of the top-level module")->capture_default_str();
   auto* inputs = cmd.add_option("--inputs", a.inputs, "torch.save / .npy / .npz inputs");
   cmd.add_option("--input-spec", a.specs, "random input, e.g. 'float32[1,3,224,224]'")->excludes(inputs);

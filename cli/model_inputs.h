@@ -18,8 +18,9 @@ struct ModelInputs {
   uint64_t seed = 0;
 };
 
-// Registers `model`, --method, --inputs, --input-spec (excluding --inputs) and --seed.
-void add_model_input_options(CLI::App& cmd, ModelInputs& a);
+// Registers `model` (required unless `model_required` is false: bench-threads --op has none),
+// --method, --inputs, --input-spec (excluding --inputs) and --seed.
+void add_model_input_options(CLI::App& cmd, ModelInputs& a, bool model_required = true);
 
 // The method, compiled before any input is read (a missing operator fails first), and the
 // arguments, checked against its count (trailing arguments with defaults may be left out).

@@ -1,7 +1,10 @@
-// jitctl optimize M -o OUT [--passes a,b,c | none | --pipeline NAME] [--list-passes] [--keep-training]
-// [--force]: runs graph passes (passes/registry.def) on every method and function of the model, then
-// writes an archive that torch.jit.load reads. Like torch.jit.optimize_for_inference, the result
-// is for inference: modules are put in eval mode unless --keep-training. `--passes none` changes
+// jitctl optimize M -o OUT [--passes a,b,c | none | --pipeline NAME] [--freeze] [--list-passes]
+// [--print-after-each] [--keep-training] [--format text|json] [--force]: rewrites a model for
+// inference and writes an archive that torch.jit.load reads. Without --passes/--pipeline it does
+// what torch.jit.optimize_for_inference does with standard ATen operators only: freeze, then the
+// pipeline `optimize` on every frozen graph. With them, it runs those graph passes
+// (passes/registry.def) on every method and function, unfrozen unless --freeze. Modules are put in
+// eval mode unless --keep-training (which freezing does not allow). `--passes none` changes
 // nothing else.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,11 +14,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/rewrite_model.h"
 #include "lib/core/error.h"
-#include "lib/core/output_file.h"
-#include "lib/serialization/export.h"
-#include "lib/serialization/module_passes.h"
-#include "lib/serialization/load_module.h"
+#include "passes/registry.h"
 
 namespace jitctl::cli {
 namespace {
@@ -42,16 +43,22 @@ std::vector<const PassInfo*> parse_passes(const std::string& spec) {
   }
 }
 
-std::vector<const PassInfo*> pipeline_passes(const std::string& name) {
+void check_pipeline(const std::string& name) {
   const PipelineInfo* p = find_pipeline(name);
   if (!p) throw InvalidInput(fmt::format("--pipeline: unknown pipeline '{}' (jitctl optimize --list-passes lists them)", name));
   if (p->emitter_only())
     throw InvalidInput(fmt::format("--pipeline: '{}' works only on the compiler's output before SSA conversion, not on a "
                                    "module's graphs",
                                    name));
-  std::vector<const PassInfo*> out;
-  for (std::string_view step : p->steps()) out.push_back(find_pass(step));
-  return out;
+}
+
+std::string_view mode_word(PipelineInfo::Mode mode) {
+  switch (mode) {
+    case PipelineInfo::Mode::Sequence: return "";
+    case PipelineInfo::Mode::Repeat: return " (repeated until nothing changes)";
+    case PipelineInfo::Mode::IfFirstChanges: return " (the rest only if the first step changed the graph)";
+  }
+  return "";
 }
 
 void list_passes() {
@@ -61,7 +68,7 @@ void list_passes() {
   for (const auto& p : all_passes()) fmt::print("  {:<32} {}{}\n", p.name, p.description, mark(p.emitter_only));
   fmt::print("pipelines:\n");
   for (const auto& p : all_pipelines())
-    fmt::print("  {:<32} {}{}\n  {:<32} = {}\n", p.name, p.description, mark(p.emitter_only()), "",
+    fmt::print("  {:<32} {}{}{}\n  {:<32} = {}\n", p.name, p.description, mode_word(p.mode), mark(p.emitter_only()), "",
                fmt::join(p.steps(), ","));
   fmt::print("(*: runs only on the compiler's output before SSA conversion, not on a module's graphs)\n");
 }
@@ -70,30 +77,48 @@ void list_passes() {
 
 void add_optimize_command(CLI::App& app) {
   struct Args {
-    std::string model, output, passes, pipeline;
-    bool list = false, force = false, keep_training = false;
+    std::string model, output, passes, pipeline, format = "text";
+    bool list = false, force = false, keep_training = false, freeze = false, print_after_each = false;
   };
   static Args a;
-  auto* cmd = app.add_subcommand("optimize", "Run graph passes on every method, then write the model (torch.jit.load reads it)");
+  auto* cmd = app.add_subcommand(
+      "optimize", "Optimize for inference (freeze, then pipeline `optimize`), or run graph passes; write the model");
   cmd->add_option("model", a.model, "TorchScript archive");
   cmd->add_option("-o,--output", a.output, "output archive (written atomically)");
-  auto* passes = cmd->add_option("--passes", a.passes, "comma-separated passes in order, or none (default: --pipeline optimize)");
-  cmd->add_option("--pipeline", a.pipeline, "a named pipeline of passes (--list-passes lists them)")->excludes(passes);
+  auto* passes = cmd->add_option("--passes", a.passes, "comma-separated passes in order, or none (no freezing unless --freeze)");
+  cmd->add_option("--pipeline", a.pipeline, "a named pipeline of passes (--list-passes lists them; no freezing unless --freeze)")
+      ->excludes(passes);
+  cmd->add_flag("--freeze", a.freeze, "with --passes/--pipeline: freeze first (the default without them)");
   cmd->add_flag("--list-passes", a.list, "list the passes and pipelines and exit");
+  cmd->add_flag("--print-after-each", a.print_after_each, "print each graph after every pass (stderr)");
   cmd->add_flag("--keep-training", a.keep_training, "keep each module's training flag (default: eval mode, as for inference)");
+  cmd->add_option("--format", a.format, "report: text (stderr) or json (stdout)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   cmd->add_flag("--force", a.force, "allow -o to name the input model itself");
   cmd->callback([] {
     if (a.list) return list_passes();
     if (a.model.empty()) throw InvalidInput("optimize: no model given (jitctl optimize M -o OUT)");
     if (a.output.empty()) throw InvalidInput(fmt::format("optimize {}: -o OUT is required", a.model));
-    const auto passes = a.passes.empty() ? pipeline_passes(a.pipeline.empty() ? "optimize" : a.pipeline) : parse_passes(a.passes);
-    // A mistyped -o should not replace the user's only copy of the model.
-    if (!a.force) refuse_overwriting_inputs(a.output, {a.model}, " (use --force to replace it)");
-    LoadedModule m = load_module(a.model);
-    if (!a.keep_training) set_eval_mode(m);
-    const GraphOverrides changed = run_passes_on_module(m, passes);
-    export_module(m, a.output, changed);
-    fmt::print("{}: written; {} graph(s) changed by {} pass(es)\n", a.output, changed.size(), passes.size());
+    RewriteJob job;
+    job.command = "optimize";
+    job.input = a.model;
+    job.output = a.output;
+    job.force = a.force;
+    job.format = a.format;
+    job.print_after_each = a.print_after_each;
+    job.eval_mode = !a.keep_training;
+    const bool explicit_passes = !a.passes.empty() || !a.pipeline.empty();
+    job.freeze = a.freeze || !explicit_passes;
+    if (job.freeze && a.keep_training)
+      throw InvalidInput("optimize: --keep-training cannot be combined with freezing (freezing needs eval mode)");
+    if (!a.passes.empty()) {
+      job.passes = parse_passes(a.passes);
+    } else {
+      job.pipeline = a.pipeline.empty() ? "optimize" : a.pipeline;
+      check_pipeline(job.pipeline);
+    }
+    rewrite_model(job);
   });
 }
 

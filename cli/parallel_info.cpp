@@ -1,23 +1,33 @@
-// jitctl parallel-info [--threads N] [--interop-threads N]: thread settings, as
-// `torch.__config__.parallel_info()` prints them (lib/runtime/parallel_info.h).
+// jitctl parallel-info [--threads N] [--interop-threads N] [--format text|json]: thread settings,
+// as `torch.__config__.parallel_info()` prints them (lib/runtime/parallel_info.h), then the
+// machine: cores, threads per core, instruction set, OpenMP runtime, threading variables in force
+// (lib/bench/machine_report.h).
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "lib/bench/machine_report.h"
 #include "lib/runtime/parallel_info.h"
 #include "lib/runtime/threads.h"
 
 namespace jitctl::cli {
 
 void add_parallel_info_command(CLI::App& app) {
-  struct Args { int threads = 0, interop = 0; };
+  struct Args {
+    int threads = 0, interop = 0;
+    std::string format = "text";
+  };
   static Args a;
-  auto* cmd = app.add_subcommand("parallel-info", "Print thread settings (like torch.__config__.parallel_info())");
+  auto* cmd = app.add_subcommand("parallel-info", "Print thread settings (like torch.__config__.parallel_info()) and the machine");
   cmd->add_option("--threads", a.threads, "intra-op threads (default: MKL_NUM_THREADS, OMP_NUM_THREADS, then cores)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--interop-threads", a.interop, "inter-op threads (default: cores)")->check(CLI::PositiveNumber);
+  cmd->add_option("--format", a.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([] {
     init_threads(a.threads, a.interop);
-    fmt::print("{}", parallel_info());
+    if (a.format == "json")
+      fmt::print("{}\n", parallel_info_json().dump(1));
+    else
+      fmt::print("{}{}", parallel_info(), machine_text(machine_info()));
   });
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 struct Planned {
   std::string model, method, format, output, inputs_file, device, plot, passes;
-  std::vector<std::string> inputs, input_specs, preserve, threads, interop, concurrency;
+  std::vector<std::string> inputs, input_specs, threads, interop, concurrency;
   bool all = false, list_passes = false;
   double rtol = 1e-5, atol = 1e-5;
   int warmup = 3, iters = 20, n_threads = 0, n_interop = 0;
@@ -43,11 +43,6 @@ void add_planned_commands(CLI::App& app) {
   trace->add_option("--expected", p.output, "expected outputs");
   trace->add_option("--format", p.format, "text, json or junit")->check(CLI::IsMember({"text", "json", "junit"}));
   trace->add_option("--save-trace", p.plot, "write the retraced archive");
-
-  auto* freeze = planned(app, "freeze", "", "Freeze a module (like torch.jit.freeze)");
-  freeze->add_option("model", p.model, "TorchScript archive")->required();
-  freeze->add_option("-o,--output", p.output, "output archive")->required();
-  freeze->add_option("--preserve", p.preserve, "attribute or method to keep");
 }
 
 }  // namespace jitctl::cli

@@ -1,13 +1,15 @@
 #include "passes/constant_propagation.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "lib/ir/constants.h"
 #include "passes/analysis/alias_db.h"
-#include "passes/dead_code_elimination.h"
 #include "passes/analysis/immutable_ops.h"
 #include "passes/analysis/node_equality.h"
+#include "passes/analysis/nondeterministic.h"
+#include "passes/dead_code_elimination.h"
 
 namespace jitctl {
 namespace {
@@ -34,9 +36,27 @@ std::optional<int64_t> constant_int(const Value* v) {
   return to_ivalue(v)->to_int();
 }
 
+// What a folded value may not hold: a tensor that requires grad (a constant cannot), or an object.
+bool foldable_result(const IValue& v) {
+  switch (v.kind()) {
+    case IValue::Kind::Tensor: return !v.to_tensor().defined() || !v.to_tensor().requires_grad();
+    case IValue::Kind::Object: return false;
+    case IValue::Kind::Tuple:
+      return std::all_of(v.to_tuple()->items.begin(), v.to_tuple()->items.end(), foldable_result);
+    case IValue::Kind::List:
+      return std::all_of(v.to_list()->items.begin(), v.to_list()->items.end(), foldable_result);
+    case IValue::Kind::Dict:
+      for (const auto& [k, x] : v.to_dict()->items)
+        if (!foldable_result(k) || !foldable_result(x)) return false;
+      return true;
+    default: return true;
+  }
+}
+
 class ConstantPropagator {
  public:
-  explicit ConstantPropagator(Graph& g) : graph_(g) {}
+  // `ctx` null: the immutable-types variant; else the alias-analysis one.
+  ConstantPropagator(Graph& g, const PassContext* ctx) : graph_(g), ctx_(ctx) {}
 
   bool run() {
     propagate(graph_.block());
@@ -76,9 +96,24 @@ class ConstantPropagator {
     }
   }
 
-  static bool supported(const Node* n) {
-    return all_immutable(n->inputs()) && all_immutable(n->outputs()) && !n->kind().is_onnx() &&
-           !skipped_kind(n->kind()) && !kind_has_side_effects(n->kind()) && n->blocks().empty();
+  bool supported(const Node* n) {
+    const bool no_mutation =
+        ctx_ ? !alias_db().has_writers(n) : all_immutable(n->inputs()) && all_immutable(n->outputs());
+    return no_mutation && !n->kind().is_onnx() && !skipped_kind(n->kind()) && (!ctx_ || !is_nondeterministic(n)) &&
+           !kind_has_side_effects(n->kind()) && n->blocks().empty();
+  }
+
+  const AliasDb& alias_db() {
+    if (!alias_db_) alias_db_ = std::make_unique<AliasDb>(graph_);
+    return *alias_db_;
+  }
+
+  std::optional<std::vector<IValue>> run(const Node* n, const std::vector<IValue>& args) {
+    std::optional<std::vector<IValue>> results;
+    if (all_immutable(n->inputs()) && all_immutable(n->outputs())) results = run_immutable_op(n, args);
+    if (!results && ctx_ && ctx_->evaluate) results = ctx_->evaluate(*n, args);
+    if (results && !std::all_of(results->begin(), results->end(), foldable_result)) return std::nullopt;
+    return results;
   }
 
   void fold(Node* n) {
@@ -88,7 +123,7 @@ class ConstantPropagator {
       if (!v) return;
       args.push_back(std::move(*v));
     }
-    auto results = run_immutable_op(n, args);
+    auto results = run(n, args);
     if (!results || results->size() != n->outputs().size()) return;
     WithInsertPoint guard(n);
     for (size_t i = 0; i < results->size(); ++i) {
@@ -177,13 +212,21 @@ class ConstantPropagator {
   }
 
   Graph& graph_;
+  const PassContext* ctx_;
+  std::unique_ptr<AliasDb> alias_db_;
   bool changed_ = false;
 };
 
 }  // namespace
 
 bool propagate_immutable_constants(Graph& g) {
-  const bool changed = ConstantPropagator(g).run();
+  const bool changed = ConstantPropagator(g, nullptr).run();
+  if (changed) eliminate_dead_code(g);
+  return changed;
+}
+
+bool propagate_constants(Graph& g, const PassContext& ctx) {
+  const bool changed = ConstantPropagator(g, &ctx).run();
   if (changed) eliminate_dead_code(g);
   return changed;
 }

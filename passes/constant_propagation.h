@@ -11,10 +11,20 @@
 //    are removed;
 //  - when anything changed, dead code elimination runs.
 // Returns whether anything changed.
+//
+// PyTorch 1.13's ConstantPropagation (the variant freezing runs, `constant-propagation`) walks the
+// same way, but alias analysis rather than types decides what may fold, so tensors fold too: a
+// node on constants folds when it is deterministic and nothing writes to memory its inputs or
+// outputs may share (the analysis is built once, before the walk, and not updated as the graph
+// changes: PyTorch's is not either). Scalars, strings and tuples fold as above; every other node
+// runs through PassContext::evaluate (the interpreter's kernels), and without it does not fold.
+// Results that require grad or hold objects do not fold (jitctl makes no object constants).
 #include "lib/ir/ir.h"
+#include "passes/pass_context.h"
 
 namespace jitctl {
 
 bool propagate_immutable_constants(Graph& g);
+bool propagate_constants(Graph& g, const PassContext& ctx);
 
 }  // namespace jitctl

@@ -9,20 +9,15 @@ namespace jitctl {
 namespace {
 
 // See copy_graph_with_schemas.
-void copy_schemas(const Block* from, Block* to);
-
-void copy_schemas(const Node* from, Node* to) {
-  to->set_schema(from->schema());
-  for (size_t i = 0; i < from->blocks().size(); ++i) copy_schemas(from->blocks()[i], to->blocks()[i]);
-}
-
-void copy_schemas(const Block* from, Block* to) {
+void copy_block_schemas(const Block* from, Block* to) {
   auto t = to->nodes().begin();
-  for (Node* f : from->nodes()) copy_schemas(f, *t++);
+  for (Node* f : from->nodes()) copy_schemas(*f, **t++);
 }
 
-// inlineCallTo: `call`'s inputs are the callee's inputs (a CallFunction's function constant has
-// already been dropped).
+}  // namespace
+
+// `call`'s inputs are the callee's inputs (a CallFunction's function constant has already been
+// dropped).
 void inline_call(Node* call, const Graph& callee) {
   Graph& g = *call->owning_graph();
   if (callee.inputs().size() != call->inputs().size() || callee.outputs().size() != call->outputs().size())
@@ -40,7 +35,7 @@ void inline_call(Node* call, const Graph& callee) {
     WithInsertPoint guard(call);
     for (Node* n : callee.nodes()) {
       Node* copy = g.insert_node(g.create_clone(n, lookup));
-      copy_schemas(n, copy);
+      copy_schemas(*n, *copy);
       for (size_t i = 0; i < n->outputs().size(); ++i) env[n->output(i)] = copy->output(i);
     }
   }
@@ -53,6 +48,8 @@ void inline_call(Node* call, const Graph& callee) {
   }
   call->destroy();
 }
+
+namespace {
 
 void inline_block(Block* b, const CalleeGraphFn& callee_graph) {
   for (auto it = b->nodes().begin(); it != b->nodes().end();) {
@@ -89,8 +86,14 @@ void inline_calls_pass(Graph& g, const PassContext& ctx) {
 
 std::shared_ptr<Graph> copy_graph_with_schemas(const Graph& g) {
   auto copy = g.copy();
-  copy_schemas(g.block(), copy->block());
+  copy_block_schemas(g.block(), copy->block());
   return copy;
+}
+
+void copy_schemas(const Node& from, Node& to) {
+  to.set_schema(from.schema());
+  for (size_t i = 0; i < from.blocks().size() && i < to.blocks().size(); ++i)
+    copy_block_schemas(from.blocks()[i], to.blocks()[i]);
 }
 
 }  // namespace jitctl

@@ -22,6 +22,11 @@ namespace jitctl {
 // (whose own calls are not inlined; see above).
 void inline_calls(Graph& g, const CalleeGraphFn& callee_graph);
 
+// inlineCallTo: `call` (a prim::CallMethod, or a CallFunction without its function input) replaced
+// by a copy of `callee`, as above. Freezing inlines interface calls with it once it knows the
+// module behind the interface.
+void inline_call(Node* call, const Graph& callee);
+
 // The pass as the registry runs it, with the callees of `ctx` (std::logic_error without them).
 void inline_calls_pass(Graph& g, const PassContext& ctx);
 
@@ -30,5 +35,9 @@ void inline_calls_pass(Graph& g, const PassContext& ctx);
 // analysis in the passes that run on an inlined or optimized graph reads them, as PyTorch's would
 // find them again by matching.
 std::shared_ptr<Graph> copy_graph_with_schemas(const Graph& g);
+
+// The same for one node cloned with Graph::create_clone: `to` (and the nodes of its blocks) take
+// the schemas of `from`'s.
+void copy_schemas(const Node& from, Node& to);
 
 }  // namespace jitctl

@@ -95,10 +95,23 @@ class Pickler {
     for (int i = 7; i >= 0; --i) out_ += static_cast<char>((bits >> (8 * i)) & 0xff);  // big-endian
   }
 
+  // TorchScript's pickler writes each distinct string once and refers back to it (as it does for
+  // globals): an attribute name repeated in every module costs two bytes after the first.
   void string(const std::string& s) {
+    if (script()) {
+      if (auto it = strings_.find(s); it != strings_.end()) {
+        get_memo(it->second.get());
+        return;
+      }
+    }
     op(BINUNICODE);
     le(s.size(), 4);
     out_ += s;
+    if (script()) {
+      auto token = std::make_shared<int>(0);
+      strings_[s] = token;
+      put_memo(token.get());
+    }
   }
 
   void tuple_of(const std::vector<IValue>& items) {
@@ -274,6 +287,7 @@ class Pickler {
   std::string out_;
   uint32_t next_memo_ = 0;
   std::unordered_map<const void*, uint32_t> memo_;
+  std::unordered_map<std::string, std::shared_ptr<int>> strings_;
   std::unordered_map<std::string, std::shared_ptr<int>> globals_;
 };
 

@@ -256,6 +256,15 @@ size_t ClassType::add_attribute(std::string name, TypePtr type, AttributeKind ki
   return attributes_.size() - 1;
 }
 
+void ClassType::remove_attribute(std::string_view name) {
+  std::erase_if(attributes_, [&](const Attribute& a) { return a.name == name; });
+}
+
+void ClassType::set_attribute_type(std::string_view name, TypePtr type) {
+  for (auto& a : attributes_)
+    if (a.name == name) a.type = type;
+}
+
 const IValue* ClassType::find_constant(std::string_view name) const {
   for (const auto& [n, v] : constants_)
     if (n == name) return &v;
@@ -280,6 +289,9 @@ const MethodSignature* find_in(const std::vector<MethodSignature>& methods, std:
 
 const MethodSignature* ClassType::find_method(std::string_view name) const { return find_in(methods_, name); }
 void ClassType::add_method(MethodSignature m) { methods_.push_back(std::move(m)); }
+void ClassType::remove_method(std::string_view name) {
+  std::erase_if(methods_, [&](const MethodSignature& m) { return m.name == name; });
+}
 
 void ClassType::release() {
   attributes_.clear();

@@ -314,6 +314,11 @@ class ClassType final : public NamedTypeBase {
   TypePtr find_attribute(std::string_view name) const;  // nullptr when absent
   // Throws InvalidInput when the name is taken.
   size_t add_attribute(std::string name, TypePtr type, AttributeKind kind = AttributeKind::Regular);
+  // Changing a class in place, as freezing does (PyTorch's unsafeRemoveAttribute,
+  // unsafeChangeAttributeType, unsafeRemoveMethod): whoever calls these keeps the objects of the
+  // class in step. Unknown names are ignored.
+  void remove_attribute(std::string_view name);
+  void set_attribute_type(std::string_view name, TypePtr type);
 
   // `__constants__` / `x : Final[int] = 3`.
   const std::vector<std::pair<std::string, IValue>>& constants() const { return constants_; }
@@ -323,6 +328,7 @@ class ClassType final : public NamedTypeBase {
   const std::vector<MethodSignature>& methods() const { return methods_; }
   const MethodSignature* find_method(std::string_view name) const;
   void add_method(MethodSignature m);
+  void remove_method(std::string_view name);
 
   // Drops attributes, constants and methods. Classes that refer to themselves (every method's
   // `self`) or to each other hold shared pointers in a cycle; whoever owns a set of classes (the

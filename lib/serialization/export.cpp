@@ -46,9 +46,12 @@ IValue tuple_of(std::vector<IValue> items) {
   return t;
 }
 
+// torch.jit.save deflates code and debug records (and stores everything else).
+constexpr bool kCompressCode = true;
+
 // The archive's own code and debug records, in its order.
 void add_original_code(ZipWriter& zip, const Archive& a) {
-  for (const auto& record : a.list("code/")) zip.add(record, a.read(record));
+  for (const auto& record : a.list("code/")) zip.add(record, a.read(record), kCompressCode);
 }
 
 // Code printed again, with `overrides` for the graphs they replace; returns the tensor constants
@@ -65,8 +68,8 @@ std::vector<IValue> add_printed_code(ZipWriter& zip, LoadedModule& m, const Grap
     // Unchanged code keeps PyTorch's own debug record: it also holds the original source text.
     const bool same_as_archive = a.has(r.path) && a.has(debug) && a.read(r.path) == r.text;
     std::string debug_bytes = same_as_archive ? a.read(debug) : debug_pkl_for(r.ranges);
-    zip.add(r.path, std::move(r.text));
-    zip.add(debug, std::move(debug_bytes));
+    zip.add(r.path, std::move(r.text), kCompressCode);
+    zip.add(debug, std::move(debug_bytes), kCompressCode);
   }
   return std::move(printed.constants);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Writing a loaded module back as a TorchScript archive that torch.jit.load (PyTorch 1.13) reads
-// and that computes the same thing: the records torch.jit.save writes, in its order -- extra/*,
-// data/N + data.pkl, code/**.py + .debug_pkl, constants/N + constants.pkl, version.
+// and that computes the same thing: the records torch.jit.save writes -- extra/*, data/N +
+// data.pkl, code/**.py + .debug_pkl, constants/N + constants.pkl, version -- with code and debug
+// records deflated, as torch.jit.save deflates them (the zip places them last: zip_writer.h).
 #include <map>
 #include <memory>
 #include <string>

@@ -9,14 +9,14 @@ namespace jitctl {
 namespace {
 
 void run_on(LoadedModule& m, const CompilationUnit::Function& fn, const std::pair<std::string, std::string>& key,
-            std::span<const PassInfo* const> passes, GraphOverrides& changed) {
+            const GraphRewrite& rewrite, const PassContext& base, GraphOverrides& changed) {
   // The passes change the graph, so it is compiled afresh rather than taken from the shared
   // GraphFunction; `inline` gets the callees' shared optimized graphs.
   auto g = compile_function(*m.cu, fn);
-  PassContext ctx;
+  PassContext ctx = base;
   ctx.callees = m.cu->graph_function(key.first, key.second)->callee_graphs();
   const std::string before = g->str();
-  for (const PassInfo* p : passes) p->run(*g, ctx);
+  rewrite(*g, ctx);
   if (g->str() != before) changed.emplace(key, std::move(g));
 }
 
@@ -60,20 +60,27 @@ size_t set_eval_mode(LoadedModule& m) {
 }
 
 GraphOverrides run_passes_on_module(LoadedModule& m, std::span<const PassInfo* const> passes) {
+  if (passes.empty()) return {};
+  return rewrite_module_graphs(m, [&](Graph& g, const PassContext& ctx) {
+    for (const PassInfo* p : passes) p->run(g, ctx);
+  });
+}
+
+GraphOverrides rewrite_module_graphs(LoadedModule& m, const GraphRewrite& rewrite, const PassContext& base) {
   GraphOverrides changed;
-  if (passes.empty()) return changed;
   for (const auto& file : m.cu->files()) {
     for (const auto& s : file->ast.body) {
       if (s->kind == StmtKind::Def) {
         const std::string name = file->qualifier + "." + s->def->name;
-        if (const auto* fn = m.cu->find_function(name)) run_on(m, *fn, {name, ""}, passes, changed);
+        if (const auto* fn = m.cu->find_function(name)) run_on(m, *fn, {name, ""}, rewrite, base, changed);
       } else if (s->kind == StmtKind::Class) {
         // Interfaces, NamedTuples and enums define no graphs; only classes have method bodies.
         const std::string name = file->qualifier + "." + s->cls->name;
         const auto cls = m.cu->find_class(name);
         if (!cls) continue;
         for (const auto& method : cls->methods())
-          if (const auto* fn = m.cu->find_method(name, method.name)) run_on(m, *fn, {name, method.name}, passes, changed);
+          if (const auto* fn = m.cu->find_method(name, method.name))
+            run_on(m, *fn, {name, method.name}, rewrite, base, changed);
       }
     }
   }

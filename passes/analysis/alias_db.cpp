@@ -159,7 +159,9 @@ struct AliasDb::Impl {
   std::unordered_map<const Node*, Bits> write_index;
   Bits written_locations;
 
-  explicit Impl(const Graph& g) : graph(g) {
+  bool frozen = false;
+
+  Impl(const Graph& g, bool is_frozen) : graph(g), frozen(is_frozen) {
     for (Value* in : g.inputs()) set_wildcard(in);
     analyze(g.block());
     apply_wildcards();
@@ -298,8 +300,15 @@ struct AliasDb::Impl {
       for (const Value* out : n->outputs()) give_fresh_alias(out);
       return;
     }
-    if (k == prim::TupleConstruct || k == prim::ListConstruct || k == prim::DictConstruct)
-      return analyze_container_construct(n);
+    if (k == prim::TupleConstruct) return analyze_tuple_construct(n);
+    if (k == prim::ListConstruct || k == prim::DictConstruct) return analyze_container_construct(n);
+    if (frozen && k == prim::GetAttr) {
+      const auto* cls = n->input(0)->type()->cast<ClassType>();
+      if (cls && cls->is_module_class()) {
+        for (const Value* out : n->outputs()) give_fresh_alias(out);
+        return;
+      }
+    }
     if (is_kind(n, {prim::TupleUnpack, prim::TupleIndex, prim::TupleSlice, prim::ListUnpack, prim::PythonOp,
                     prim::GetAttr})) {
       // Reading out of a composite: the analysis does not track what is inside.
@@ -352,6 +361,8 @@ struct AliasDb::Impl {
   // Normalization layers update their running statistics unless told statically not to.
   void analyze_norm(const Node* n, std::string_view flag) {
     for (const Value* out : n->outputs()) give_fresh_alias(out);
+    // Freezing is for inference: its training flag will fold to False (PyTorch assumes the same).
+    if (frozen) return;
     auto flag_index = argument_named(n, flag, 5);
     std::optional<bool> value = flag_index ? constant_bool(n->input(*flag_index)) : std::nullopt;
     if (value && !*value) return;
@@ -377,6 +388,18 @@ struct AliasDb::Impl {
     static const Symbol kBroadcastTensors = Symbol::aten("broadcast_tensors"), kVstack = Symbol::aten("vstack"),
                         kHstack = Symbol::aten("hstack"), kDstack = Symbol::aten("dstack");
     return is_kind(use.user, {aten::cat, aten::stack, kBroadcastTensors, kVstack, kHstack, kDstack});
+  }
+
+  // A tuple whose one use is the graph's return contains exactly the values it was built from,
+  // which do not escape through it (PyTorch's functionalNonEscapingTupleUse); any other tuple is
+  // a container like a list. (torch's CSE decisions depend on it.)
+  void analyze_tuple_construct(const Node* n) {
+    const Value* tuple = n->output();
+    if (!is_mutable_type(tuple->type())) return;
+    const bool only_returned = tuple->uses().size() == 1 && tuple->uses()[0].user == graph.return_node();
+    if (!only_returned) return analyze_container_construct(n);
+    give_fresh_alias(tuple, false);
+    for (const Value* in : n->inputs()) add_to_contained(in, tuple);
   }
 
   void analyze_container_construct(const Node* n) {
@@ -528,7 +551,7 @@ struct AliasDb::Impl {
   }
 };
 
-AliasDb::AliasDb(const Graph& g) : impl_(std::make_unique<Impl>(g)) {}
+AliasDb::AliasDb(const Graph& g, bool frozen) : impl_(std::make_unique<Impl>(g, frozen)) {}
 AliasDb::~AliasDb() = default;
 
 bool AliasDb::is_mutable_type(const TypePtr& type) {
@@ -561,6 +584,21 @@ bool AliasDb::has_writers(const Value* v) const {
   if (v->must_be_none()) return false;
   const Element* e = impl_->find(v);
   return e && impl_->written_locations.intersects(impl_->locations(e));
+}
+
+bool AliasDb::has_writers(const Node* n) const {
+  auto any = [&](const std::vector<Value*>& vs) {
+    return std::any_of(vs.begin(), vs.end(), [&](const Value* v) { return has_writers(v); });
+  };
+  return any(n->inputs()) || any(n->outputs());
+}
+
+bool AliasDb::has_output_writers(const Node* n) const {
+  return std::any_of(n->outputs().begin(), n->outputs().end(), [&](const Value* v) { return has_writers(v); });
+}
+
+bool AliasDb::may_contain_alias(const std::vector<Value*>& a, const std::vector<Value*>& b) const {
+  return impl_->may_contain_alias(a, b);
 }
 
 bool AliasDb::safe_to_change_aliasing_relationship(const std::vector<Value*>& a, const std::vector<Value*>& b) const {

@@ -27,7 +27,11 @@ bool kind_has_side_effects(Symbol kind);
 
 class AliasDb {
  public:
-  explicit AliasDb(const Graph& g);
+  // `frozen`: PyTorch's isFrozen mode, which freezing uses to find the attributes a method
+  // mutates: a prim::GetAttr on a module makes a fresh value (each read of an attribute is its
+  // own location, written only through that read) instead of one escaping to the wildcard, and
+  // batch_norm/instance_norm do not write their running statistics (training will fold to False).
+  explicit AliasDb(const Graph& g, bool frozen = false);
   ~AliasDb();
   AliasDb(const AliasDb&) = delete;
   AliasDb& operator=(const AliasDb&) = delete;
@@ -41,6 +45,12 @@ class AliasDb {
   bool writes_to_alias(const Node* n, const std::unordered_set<const Value*>& values) const;
   // Does any node write to memory `v` may point to?
   bool has_writers(const Value* v) const;
+  // ... to memory one of `n`'s inputs or outputs may point to (PyTorch's hasWriters(Node*))?
+  bool has_writers(const Node* n) const;
+  // ... to memory one of `n`'s outputs may point to?
+  bool has_output_writers(const Node* n) const;
+  // May a value of `a`, or something it contains, share memory with a value of `b` or its contents?
+  bool may_contain_alias(const std::vector<Value*>& a, const std::vector<Value*>& b) const;
   // PyTorch's safeToChangeAliasingRelationship: nothing writes to either side, and not both
   // may reach outside the graph (an input, an output, a wildcard).
   bool safe_to_change_aliasing_relationship(const std::vector<Value*>& a, const std::vector<Value*>& b) const;

@@ -89,7 +89,7 @@ TEST_CASE("an unchanged module is written with torch.jit.save's records, in its 
   }
 }
 
-TEST_CASE("storages shared by several tensors are written once, 64-byte aligned and stored") {
+TEST_CASE("storages shared by several tensors are written once, 64-byte aligned and stored; code is deflated") {
   // buffer_zoo_scripted holds views sharing a storage; tied_params_scripted shares a weight.
   for (const char* name : {"buffer_zoo_scripted", "tied_params_scripted"}) {
     CAPTURE(name);
@@ -103,8 +103,10 @@ TEST_CASE("storages shared by several tensors are written once, 64-byte aligned 
     CHECK(count_under(*written, "data/") == count_under(*original, "data/"));
     for (const auto& e : written->zip().entries()) {
       CAPTURE(e.name);
-      CHECK(e.stored);
-      CHECK(e.data_offset % 64 == 0);
+      // torch.jit.save deflates code and debug records and stores the rest, aligned for mapping.
+      const bool code = e.name.find("/code/") != std::string::npos;
+      CHECK(e.stored == !code);
+      if (e.stored) CHECK(e.data_offset % 64 == 0);
     }
   }
 }

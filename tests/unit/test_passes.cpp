@@ -129,7 +129,9 @@ TEST_CASE("passes: the table of passes and pipelines") {
     CAPTURE(p.name);
     CHECK(find_pipeline(p.name) == &p);
     CHECK(!p.steps().empty());
-    for (std::string_view step : p.steps()) CHECK(find_pass(step) != nullptr);
+    // A step is a pass or a pipeline defined above this one.
+    for (std::string_view step : p.steps())
+      CHECK((find_pass(step) != nullptr || (find_pipeline(step) != nullptr && find_pipeline(step) < &p)));
   }
   CHECK(find_pipeline("no-such-pipeline") == nullptr);
   auto steps = [](std::string_view pipeline) {
@@ -145,9 +147,21 @@ TEST_CASE("passes: the table of passes and pipelines") {
                                                            "canonicalize-outputs", "annotate-warns"});
   CHECK(steps("preoptimize") ==
         std::vector<std::string_view>{"inline", "peephole", "constant-propagation-immutable", "constant-pooling"});
-  CHECK(steps("optimize") == std::vector<std::string_view>{"dce", "constant-pooling", "lower-simple-tuples",
-                                                            "canonicalize-outputs", "constant-propagation-immutable",
-                                                            "peephole"});
+  // PyTorch 1.13's runOptimization as freezing calls it (DCE, CSE, peephole, constant propagation,
+  // pooling, constant loop unrolling and, if it unrolled, peephole and propagation again; CSE),
+  // then EliminateNoOps and LowerSimpleTuples; and OptimizeFrozenGraph.
+  CHECK(steps("unroll-and-simplify") ==
+        std::vector<std::string_view>{"unroll-constant-loops", "peephole", "constant-propagation"});
+  CHECK(find_pipeline("unroll-and-simplify")->mode == PipelineInfo::Mode::IfFirstChanges);
+  CHECK(steps("frozen-cleanup") == std::vector<std::string_view>{"dce", "cse", "peephole", "constant-propagation",
+                                                                  "constant-pooling", "unroll-and-simplify", "cse",
+                                                                  "eliminate-no-ops", "lower-simple-tuples"});
+  CHECK(steps("fold-frozen-conv") ==
+        std::vector<std::string_view>{"fold-frozen-conv-bn", "fold-frozen-conv-add-sub", "fold-frozen-conv-mul-div"});
+  CHECK(find_pipeline("fold-frozen-conv")->mode == PipelineInfo::Mode::Repeat);
+  CHECK(steps("frozen-optimizations") == std::vector<std::string_view>{"remove-dropout", "fold-frozen-conv"});
+  // jitctl optimize's default, after freezing.
+  CHECK(steps("optimize") == std::vector<std::string_view>{"fold-conv-past-shape-reads", "dce"});
   CHECK_THROWS_AS(run_pipeline("no-such-pipeline", *std::make_shared<Graph>()), std::logic_error);
   // The SSA steps need the emitter's Load/Store form; nothing else does.
   for (const PassInfo& p : all_passes()) {
@@ -160,7 +174,7 @@ TEST_CASE("passes: the table of passes and pipelines") {
   CHECK_FALSE(find_pipeline("optimize")->emitter_only());
 }
 
-TEST_CASE("passes: every pass file of passes/ has one row in the table, and every row names a file") {
+TEST_CASE("passes: every pass file of passes/ has a row in the table, and every row names a file") {
   const fs::path dir = fs::path(JITCTL_SOURCE_ROOT) / "passes";
   std::map<std::string, int> rows;
   for (const PassInfo& p : all_passes()) {
@@ -173,10 +187,11 @@ TEST_CASE("passes: every pass file of passes/ has one row in the table, and ever
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".cpp" || e.path().stem() == "registry") continue;
     CAPTURE(e.path().filename().string());
-    CHECK(rows[e.path().stem().string()] == 1);
+    // Variants of one pass share its file (constant-propagation and -immutable, the conv folds).
+    CHECK(rows[e.path().stem().string()] >= 1);
     ++files;
   }
-  CHECK(files == all_passes().size());
+  CHECK(files == rows.size());
 }
 
 TEST_CASE("passes: synthetic graphs match torch") {
