@@ -234,14 +234,15 @@ std::pair<Tensor, Tensor> max_pool(const Stack& st, int64_t spatial, bool want_i
   return {out, idx};
 }
 
-Tensor avg_pool2d(const Stack& st) {
-  const char* op = "avg_pool2d";
-  const PoolArgs a = pool_args(st, 2, false, op);
+// avg_pool2d, and avg_pool1d (no divisor_override argument) as height-1 planes.
+Tensor avg_pool(const Stack& st, int64_t spatial, const char* op) {
+  const PoolArgs a = pool_args(st, spatial, false, op);
   const bool ceil_mode = st[4].to_bool(), count_include_pad = st[5].to_bool();
-  const int64_t divisor = st[6].is_none() ? 0 : st[6].to_int();
-  if (!st[6].is_none() && divisor == 0) throw InvalidInput("divisor must be not zero");
-  const bool nhwc = nhwc_input(st[0].to_tensor());
-  const Planes pl = as_planes(st[0].to_tensor(), 2, op, !nhwc);
+  const bool has_divisor = st.size() > 6 && !st[6].is_none();
+  const int64_t divisor = has_divisor ? st[6].to_int() : 0;
+  if (has_divisor && divisor == 0) throw InvalidInput("divisor must be not zero");
+  const bool nhwc = spatial == 2 && nhwc_input(st[0].to_tensor());
+  const Planes pl = as_planes(st[0].to_tensor(), spatial, op, !nhwc);
   const int64_t oh = pooled_size(pl.h, a.k[0], a.p[0], a.s[0], 1, ceil_mode);
   const int64_t ow = pooled_size(pl.w, a.k[1], a.p[1], a.s[1], 1, ceil_mode);
   check_output_size(pl, oh, ow);
@@ -251,7 +252,7 @@ Tensor avg_pool2d(const Stack& st) {
     w.divisor = divisor;
     return avg_pool2d_nhwc(pl.t, w);
   }
-  Tensor out = new_output(pl.t.dtype(), out_shape(pl, 2, oh, ow));
+  Tensor out = new_output(pl.t.dtype(), out_shape(pl, spatial, oh, ow));
   dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = data_of<T>(pl.t);
@@ -359,6 +360,12 @@ struct UpsampleArgs {
   double scale_h = 0, scale_w = 0;
 };
 
+void check_upsample_sizes(const Planes& pl, const UpsampleArgs& u) {
+  if (u.oh <= 0 || u.ow <= 0)
+    throw InvalidInput(fmt::format("Input and output sizes should be greater than 0, but got input (H: {}, W: {}) output (H: {}, W: {})", pl.h,
+                                   pl.w, u.oh, u.ow));
+}
+
 UpsampleArgs upsample_args(const Planes& pl, const IValue& size, const IValue& scales, const char* op) {
   UpsampleArgs u{};
   const auto os = optional_int_list(size);
@@ -377,10 +384,29 @@ UpsampleArgs upsample_args(const Planes& pl, const IValue& size, const IValue& s
   } else {
     throw InvalidInput("Must specify exactly one of output_size and scale_factors");
   }
-  if (u.oh <= 0 || u.ow <= 0)
-    throw InvalidInput(fmt::format("Input and output sizes should be greater than 0, but got input (H: {}, W: {}) output (H: {}, W: {})", pl.h,
-                                   pl.w, u.oh, u.ow));
+  check_upsample_sizes(pl, u);
   return u;
+}
+
+// The plain overloads (SymInt[2] output_size, float? scales_h, float? scales_w): the size is
+// given, and a given scale replaces in/out in the index arithmetic.
+UpsampleArgs upsample_args_plain(const Planes& pl, const IValue& size, const IValue& scale_h, const IValue& scale_w) {
+  const auto os = int_list(size);
+  if (os.size() != 2) throw InvalidInput(fmt::format("It is expected output_size equals to 2, but got size {}", os.size()));
+  UpsampleArgs u{os[0], os[1]};
+  u.scale_h = scale_h.is_none() ? 0 : scale_h.to_double();
+  u.scale_w = scale_w.is_none() ? 0 : scale_w.to_double();
+  check_upsample_sizes(pl, u);
+  return u;
+}
+
+// The upsampling input: 4-D, as planes. `plain`: the plain overload's message.
+Planes upsample_planes(const Tensor& input, bool plain, const char* op) {
+  if (input.dim() != 4) {
+    if (plain) throw InvalidInput(fmt::format("It is expected input_size equals to 4, but got size {}", input.dim()));
+    throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
+  }
+  return as_planes(input, 2, op);
 }
 
 // ATen's area_pixel_compute_scale: the source step per output pixel.
@@ -397,12 +423,11 @@ int64_t nearest_index(int64_t o, int64_t in, int64_t out, double scale) {
   return std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
 }
 
-Tensor upsample_nearest2d(const Stack& st) {
+// .vec (input, output_size?, scale_factors?) or, `plain`, (self, output_size, scales_h?, scales_w?).
+Tensor upsample_nearest2d(const Stack& st, bool plain) {
   const char* op = "upsample_nearest2d";
-  const Tensor& input = st[0].to_tensor();
-  if (input.dim() != 4) throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
-  const Planes pl = as_planes(input, 2, op);
-  const UpsampleArgs u = upsample_args(pl, st[1], st[2], op);
+  const Planes pl = upsample_planes(st[0].to_tensor(), plain, op);
+  const UpsampleArgs u = plain ? upsample_args_plain(pl, st[1], st[2], st[3]) : upsample_args(pl, st[1], st[2], op);
   Tensor out = new_output(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
   std::vector<int64_t> xs(static_cast<size_t>(u.ow));
   for (int64_t x = 0; x < u.ow; ++x) xs[x] = nearest_index(x, pl.w, u.ow, u.scale_w);
@@ -443,13 +468,13 @@ std::vector<Lerp<T>> lerp_table(int64_t in, int64_t out, bool align_corners, dou
   return t;
 }
 
-Tensor upsample_bilinear2d(const Stack& st) {
+// .vec (input, output_size?, align_corners, scale_factors?) or, `plain`, (self, output_size,
+// align_corners, scales_h?, scales_w?).
+Tensor upsample_bilinear2d(const Stack& st, bool plain) {
   const char* op = "upsample_bilinear2d";
-  const Tensor& input = st[0].to_tensor();
-  if (input.dim() != 4) throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
   const bool align_corners = st[2].to_bool();
-  const Planes pl = as_planes(input, 2, op);
-  const UpsampleArgs u = upsample_args(pl, st[1], st[3], op);
+  const Planes pl = upsample_planes(st[0].to_tensor(), plain, op);
+  const UpsampleArgs u = plain ? upsample_args_plain(pl, st[1], st[3], st[4]) : upsample_args(pl, st[1], st[3], op);
   Tensor out = new_output(pl.t.dtype(), out_shape(pl, 2, u.oh, u.ow));
   dispatch_floating(pl.t.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
@@ -487,7 +512,22 @@ void k_max_pool2d_with_indices(Stack& s) {
   s.assign({IValue(std::move(v)), IValue(std::move(i))});
 }
 void k_avg_pool2d(Stack& s) {
-  Tensor r = avg_pool2d(s);
+  Tensor r = avg_pool(s, 2, "avg_pool2d");
+  s.assign(1, IValue(std::move(r)));
+}
+// ATen's own checks first (its messages), then avg_pool2d's arithmetic on height-1 planes.
+void k_avg_pool1d(Stack& s) {
+  const Tensor& x = s[0].to_tensor();
+  if (x.dim() != 2 && x.dim() != 3)
+    throw InvalidInput(fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)",
+                                   x.dim()));
+  const char* names[] = {"kernel_size", "stride", "padding"};
+  for (int i = 0; i < 3; ++i) {
+    const size_t n = int_list(s[1 + i]).size();
+    if (n > 1 || (n == 0 && i == 0))
+      throw InvalidInput(fmt::format("avg_pool1d() argument '{}' should contain one int (got {})", names[i], n));
+  }
+  Tensor r = avg_pool(s, 1, "avg_pool1d");
   s.assign(1, IValue(std::move(r)));
 }
 void k_adaptive_avg_pool2d(Stack& s) {
@@ -506,12 +546,14 @@ void k_adaptive_max_pool1d(Stack& s) {
   auto [v, i] = adaptive_pool(s, 1, true, "adaptive_max_pool1d");
   s.assign({IValue(std::move(v)), IValue(std::move(i))});
 }
+template <bool Plain>
 void k_upsample_nearest2d(Stack& s) {
-  Tensor r = upsample_nearest2d(s);
+  Tensor r = upsample_nearest2d(s, Plain);
   s.assign(1, IValue(std::move(r)));
 }
+template <bool Plain>
 void k_upsample_bilinear2d(Stack& s) {
-  Tensor r = upsample_bilinear2d(s);
+  Tensor r = upsample_bilinear2d(s, Plain);
   s.assign(1, IValue(std::move(r)));
 }
 
@@ -529,8 +571,11 @@ void register_pooling_kernels() {
   register_kernel("aten::adaptive_avg_pool2d", cpu::k_adaptive_avg_pool2d);
   register_kernel("aten::adaptive_max_pool1d", cpu::k_adaptive_max_pool1d);
   register_kernel("aten::adaptive_max_pool2d", cpu::k_adaptive_max_pool2d);
-  register_kernel("aten::upsample_nearest2d.vec", cpu::k_upsample_nearest2d);
-  register_kernel("aten::upsample_bilinear2d.vec", cpu::k_upsample_bilinear2d);
+  register_kernel("aten::avg_pool1d", cpu::k_avg_pool1d);
+  register_kernel("aten::upsample_nearest2d.vec", cpu::k_upsample_nearest2d<false>);
+  register_kernel("aten::upsample_nearest2d", cpu::k_upsample_nearest2d<true>);
+  register_kernel("aten::upsample_bilinear2d.vec", cpu::k_upsample_bilinear2d<false>);
+  register_kernel("aten::upsample_bilinear2d", cpu::k_upsample_bilinear2d<true>);
 }
 
 }  // namespace jitctl

@@ -23,6 +23,9 @@ void register_cpu_kernels() {
   register_math_kernels();
   register_tensor_algebra_kernels();
   register_enum_kernels();
+  register_activation_variant_kernels();
+  register_rms_norm_kernels();
+  register_grid_sampler_kernels();
 }
 
 }  // namespace jitctl

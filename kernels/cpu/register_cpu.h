@@ -27,5 +27,8 @@ void register_math_kernels();        // acos.., exp2, erfc, isnan.., atan2, hypo
 void register_indexing_kernels();       // index/index_put, scatter, masked_select, take, nonzero ...
 void register_tensor_algebra_kernels();  // einsum, outer, cross, trace, diag, vector norms, cosine_similarity
 void register_enum_kernels();            // Enum members: ==, !=, .name, .value
+void register_activation_variant_kernels();  // selu, celu, threshold, glu, prelu
+void register_rms_norm_kernels();            // rms_norm, _fused_rms_norm
+void register_grid_sampler_kernels();        // grid_sampler(_2d): bilinear/nearest, zeros/border/reflection
 
 }  // namespace jitctl

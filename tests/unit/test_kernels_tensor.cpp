@@ -146,6 +146,27 @@ TEST_CASE("tensor kernels agree with PyTorch 2.x") {
   CHECK(failures == 0);
 }
 
+// testdata/gen/make_nn_variant_goldens.py: selu, celu, threshold, glu, prelu, avg_pool1d and the
+// plain upsample overloads under PyTorch 1.13; rms_norm, _prelu_kernel and the upsample overloads
+// again under 2.15.
+TEST_CASE("activation variants, avg_pool1d, upsampling and rms_norm agree with PyTorch 1.13 and 2.15") {
+  for (const char* file : {"nn_variants.pt", "nn_variants_torch2.pt"}) {
+    CAPTURE(file);
+    const IValue cases = load_cases(file);
+    const auto& items = cases.to_list()->items;
+    REQUIRE(items.size() > 40);
+    int failures = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const std::string why = run_case(items[i]);
+      if (!why.empty()) {
+        ++failures;
+        MESSAGE(fmt::format("case {} {}: {}", i, field(items[i], "op")->to_string(), why));
+      }
+    }
+    CHECK(failures == 0);
+  }
+}
+
 TEST_CASE("in-place ops on a view write through to the base storage") {
   Tensor base = Tensor::empty(DType::Float32, {2, 3});
   Stack s{IValue(base), IValue(int64_t{0}), IValue(int64_t{1})};  // base[1]
