@@ -60,7 +60,8 @@ def command_entries(commands_text, names):
         end = heads[k + 1][0] if k + 1 < len(heads) else len(lines)
         text = "\n".join(lines[start:end])
         for n in documented:
-            entries[n] = (text, documented)
+            # A command may have more than one entry (bench-threads M ..., bench-threads --op ...).
+            entries[n] = (entries[n][0] + "\n" + text, documented) if n in entries else (text, documented)
     return entries
 
 
@@ -68,8 +69,9 @@ def flags_in(text):
     return set(re.findall(r'(?<![\w\\-])(--?[a-z][a-z0-9-]*)', unescape(text)))
 
 
-# Objects keyed by data (method names), not by a fixed vocabulary: their keys are not documented.
-MAP_KEYS = {"method_schemas"}
+# Objects keyed by data (method names, operator kinds), not by a fixed vocabulary: their keys are
+# not documented.
+MAP_KEYS = {"method_schemas", "ops"}
 
 
 def json_keys(value, out):
