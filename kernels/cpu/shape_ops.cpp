@@ -643,9 +643,9 @@ std::vector<Tensor> mask_to_indices(const Tensor& mask) {
   return out;
 }
 
-// self[indices] with PyTorch's advanced-indexing rules: the indexed dims are replaced by the
-// broadcast index shape, in place when they are adjacent, else at the front.
-Tensor index_impl(const Tensor& self, const IValue& list) {
+// One entry per indexed dim of `self`: a boolean (or uint8) mask stands for as many index tensors
+// as it has dims; None leaves a dim whole.
+std::vector<std::optional<Tensor>> index_list(const Tensor& self, const IValue& list) {
   std::vector<std::optional<Tensor>> idx;
   for (const auto& v : list.to_list()->items) {
     if (v.is_none()) {
@@ -661,6 +661,13 @@ Tensor index_impl(const Tensor& self, const IValue& list) {
   }
   if (static_cast<int64_t>(idx.size()) > self.dim())
     throw InvalidInput(fmt::format("too many indices for tensor of dimension {} (got {})", self.dim(), idx.size()));
+  return idx;
+}
+
+// self[indices] with PyTorch's advanced-indexing rules: the indexed dims are replaced by the
+// broadcast index shape, in place when they are adjacent, else at the front.
+Tensor index_impl(const Tensor& self, const IValue& list) {
+  std::vector<std::optional<Tensor>> idx = index_list(self, list);
   while (static_cast<int64_t>(idx.size()) < self.dim()) idx.emplace_back();
   std::vector<int64_t> indexed, rest;
   std::vector<int64_t> bshape;
@@ -710,21 +717,7 @@ Tensor index_impl(const Tensor& self, const IValue& list) {
 // self[indices] = values (or += with accumulate): the positions index_impl reads, in the layout of
 // its result, which `values` is broadcast to.
 void index_put_into(Tensor& self, const IValue& list, const Tensor& values, bool accumulate) {
-  std::vector<std::optional<Tensor>> idx;
-  for (const auto& v : list.to_list()->items) {
-    if (v.is_none()) {
-      idx.emplace_back();
-      continue;
-    }
-    const Tensor& t = v.to_tensor();
-    if (t.dtype() == DType::Bool || t.dtype() == DType::UInt8) {
-      for (auto& m : mask_to_indices(t.dtype() == DType::Bool ? t : to_dtype(t, DType::Bool))) idx.emplace_back(m);
-    } else {
-      idx.emplace_back(t);
-    }
-  }
-  if (static_cast<int64_t>(idx.size()) > self.dim())
-    throw InvalidInput(fmt::format("too many indices for tensor of dimension {} (got {})", self.dim(), idx.size()));
+  std::vector<std::optional<Tensor>> idx = index_list(self, list);
   if (values.dtype() != self.dtype())
     throw InvalidInput(fmt::format("Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
                                    scalar_type_name(self.dtype()), scalar_type_name(values.dtype())));

@@ -13,23 +13,11 @@
 
 #include "lib/core/error.h"
 #include "lib/core/output_file.h"
+#include "lib/core/string_literal.h"
 
 namespace jitctl {
 namespace {
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += (static_cast<unsigned char>(c) < 0x20 ? '?' : c);
-    }
-  }
-  return out;
-}
 
 // Tick and point labels: plain digits up to a million (10000, not 1e+04), 4 significant digits.
 std::string num(double v) {

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/core/string_literal.h"
+
 namespace jitctl {
 namespace {
 
@@ -47,25 +49,6 @@ std::string set_details(const CheckTraceReport& r, size_t i) {
   return out;
 }
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and carriage return.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
-          out += '?';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -178,4 +178,20 @@ bool unescape_string(std::string_view body, EscapeRules rules, std::string& out,
   return true;
 }
 
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        out += (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') ? '?' : c;
+    }
+  }
+  return out;
+}
+
 }  // namespace jitctl

@@ -28,4 +28,8 @@ enum class EscapeRules {
 // its backslash.
 bool unescape_string(std::string_view body, EscapeRules rules, std::string& out, std::string& error, size_t& error_at);
 
+// Text for XML attributes and character data (SVG plots, JUnit reports): &, <, >, " and ' as
+// entities; control characters XML 1.0 does not allow (all but tab, newline, carriage return) as '?'.
+std::string xml_escape(std::string_view s);
+
 }  // namespace jitctl

@@ -38,16 +38,7 @@ std::string key_text(const IValue& k) {
 
 // Python's name for a value's kind.
 std::string value_kind(const IValue& v) {
-  switch (v.kind()) {
-    case IValue::Kind::None: return "None";
-    case IValue::Kind::Bool: return "bool";
-    case IValue::Kind::Int: return "int";
-    case IValue::Kind::Double: return "float";
-    case IValue::Kind::Complex: return "complex";
-    case IValue::Kind::String: return "str";
-    case IValue::Kind::Object: return v.to_object()->type_name;
-    default: return kind_name(v.kind());
-  }
+  return v.is_object() ? v.to_object()->type_name : std::string(kind_name(v.kind()));
 }
 
 // Calls f(path, leaf) for every leaf, depth-first; tuples, lists and dicts are containers.

@@ -245,20 +245,14 @@ class Freezer {
 
   static void for_graph_and_forks(Graph& g, const std::function<void(Graph&)>& f) {
     f(g);
-    std::vector<Block*> blocks{g.block()};
-    while (!blocks.empty()) {
-      Block* b = blocks.back();
-      blocks.pop_back();
-      for (Node* n : b->nodes()) {
-        for (Block* sub : n->blocks()) blocks.push_back(sub);
-        if (n->kind() == prim::fork) for_graph_and_forks(*n->g(attr::Subgraph), f);
-      }
-    }
+    walk(g, [&](Node* n) {
+      if (n->kind() == prim::fork) for_graph_and_forks(*n->g(attr::Subgraph), f);
+    });
   }
 
   // Every node, blocks depth first through a stack (PyTorch's order), with `f` able to run a
   // fork's subgraph with the module its first input holds.
-  void walk(Graph& g, const std::function<void(Node*)>& f) {
+  static void walk(Graph& g, const std::function<void(Node*)>& f) {
     std::vector<Block*> blocks{g.block()};
     while (!blocks.empty()) {
       Block* b = blocks.back();
