@@ -8,48 +8,14 @@ tests/unit/test_kernels_tensor.cpp).
 Needs PyTorch 2.x (a venv, see make_corpus_versions.py):
     /work/venv-torch2.15/bin/python testdata/gen/make_kernel_goldens_torch2.py
 """
-import copy
 import os
 
 import torch
 
+from aten_cases import CASES, SCHEMAS, case  # the script's folder is on sys.path
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SCHEMAS = {}
-for s in torch._C._jit_get_all_schemas():
-    name = s.name + ("." + s.overload_name if s.overload_name else "")
-    SCHEMAS[name] = s
 F32, F64, I64, B = 6, 7, 4, 11
-CASES = []
-
-
-def call(op, args):
-    s = SCHEMAS[op]
-    base, _, overload = op[len("aten::"):].partition(".")
-    fn = getattr(getattr(torch.ops.aten, base), overload or "default")
-    assert len(s.arguments) == len(args), (op, len(s.arguments), len(args))
-    pos = [a for spec, a in zip(s.arguments, args) if not spec.kwarg_only]
-    kws = {spec.name: a for spec, a in zip(s.arguments, args) if spec.kwarg_only}
-    return fn(*pos, **kws)
-
-
-def shares(a, b):
-    return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and \
-        a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
-
-
-def case(op, *args):
-    entry = {"op": op, "args": copy.deepcopy(list(args))}
-    try:
-        out = call(op, list(args))
-    except Exception as e:  # PyTorch rejects it: the kernel must too
-        entry["error"] = str(e).split("\n")[0][:60]
-        CASES.append(entry)
-        return
-    outs = list(out) if isinstance(out, tuple) else [out]
-    entry["outs"] = outs
-    entry["alias"] = bool(args) and shares(outs[0], args[0])
-    CASES.append(entry)
-
 
 torch.manual_seed(0)
 f = lambda *s: torch.randn(*s)

@@ -9,50 +9,13 @@ make_kernel_goldens.py (read by tests/unit/test_kernels_tensor.cpp).
         -> testdata/kernels/nn_variants_torch2.pt (the 2.x-only ops: rms_norm, _fused_rms_norm,
            _prelu_kernel, and the plain upsample overloads again under 2.x)
 """
-import copy
 import os
 
 import torch
 
+from aten_cases import CASES, SCHEMAS, TORCH2, case  # the script's folder is on sys.path
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TORCH2 = int(torch.__version__.split(".")[0]) >= 2
-SCHEMAS = {}
-for s in torch._C._jit_get_all_schemas():
-    SCHEMAS[s.name + ("." + s.overload_name if s.overload_name else "")] = s
-CASES = []
-
-
-def call(op, args):
-    s = SCHEMAS[op]
-    base, _, overload = op[len("aten::"):].partition(".")
-    fn = getattr(getattr(torch.ops.aten, base), overload or "default")
-    assert len(s.arguments) == len(args), (op, len(s.arguments), len(args))
-    pos = [a for spec, a in zip(s.arguments, args) if not spec.kwarg_only]
-    kws = {spec.name: a for spec, a in zip(s.arguments, args) if spec.kwarg_only}
-    return fn(*pos, **kws)
-
-
-def storage_ptr(t):
-    return t.untyped_storage().data_ptr() if TORCH2 else t.storage().data_ptr()
-
-
-def case(op, *args, base=None):
-    saved_args, saved_base = copy.deepcopy((list(args), base))
-    entry = {"op": op, "args": saved_args}
-    try:
-        out = call(op, list(args))
-    except Exception as e:  # PyTorch rejects it: the kernel must too
-        entry["error"] = str(e).split("\n")[0][:60]
-        CASES.append(entry)
-        return
-    outs = list(out) if isinstance(out, tuple) else [out]
-    entry["outs"] = outs
-    entry["alias"] = bool(args) and isinstance(args[0], torch.Tensor) and storage_ptr(outs[0]) == storage_ptr(args[0])
-    if base is not None:
-        entry["base"] = saved_base
-        entry["base_after"] = base
-    CASES.append(entry)
-
 
 def inplace_on_view(op, *rest):
     """op applied to a non-contiguous view of a base tensor; the base must see the writes."""
