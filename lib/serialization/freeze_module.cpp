@@ -152,10 +152,7 @@ class Freezer {
     // torch.jit.freeze's run_frozen_optimizations: forward and the preserved methods, not forks.
     for (const std::string& method : methods_) {
       Graph& g = *graphs_[method];
-      if (options_.optimize_numerics)
-        run_pipeline("frozen-optimizations", g, ctx_);
-      else
-        find_pass("remove-dropout")->run(g, ctx_);
+      run_pipeline(options_.optimize_numerics ? "frozen-optimizations" : "frozen-optimizations-no-numerics", g, ctx_);
       out.graphs.emplace(std::make_pair(m_.class_name, method), graphs_[method]);
     }
     out.attributes_folded = folded_;

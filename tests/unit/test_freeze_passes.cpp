@@ -107,18 +107,30 @@ std::string differs(const Tensor& got, const Tensor& want) {
   return "";
 }
 
+// `t`'s elements in a new tensor that says it is on `device` (the kernels ignore the device).
+Tensor placed_on(const Tensor& t, Device device) {
+  Tensor out = Tensor::empty(t.dtype(), t.sizes(), device);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const float v = static_cast<float>(element(t, i));
+    std::memcpy(static_cast<char*>(out.mutable_data()) + i * static_cast<int64_t>(sizeof v), &v, sizeof v);
+  }
+  return out;
+}
+
 // NAME.in.txt with its %const_K inputs turned into constants, as the generator did in torch.
-std::shared_ptr<Graph> load_case(const std::string& name) {
-  auto g = parse_graph(without_comment_lines(slurp(dir() / (name + ".in.txt"))));
+// `text` with its %const_K inputs turned into constants of `consts` (const_0, const_1, ...), in K
+// order before the first node, as the generators did in torch; on `device` when given.
+std::shared_ptr<Graph> with_constants(const std::string& text, const std::vector<std::pair<std::string, Tensor>>& consts,
+                                      std::optional<Device> device = std::nullopt) {
+  auto g = parse_graph(text);
   attach_builtin_schemas(g->block());
-  const auto consts = load_npz((dir() / (name + ".in.npz")).string());
   {
     WithInsertPoint guard(*g->nodes().begin());
     for (size_t k = 0; k < consts.size(); ++k) {
       const std::string key = fmt::format("const_{}", k);
       auto it = std::find_if(consts.begin(), consts.end(), [&](const auto& c) { return c.first == key; });
       REQUIRE(it != consts.end());
-      Value* c = g->insert_constant(IValue(it->second));
+      Value* c = g->insert_constant(IValue(device ? placed_on(it->second, *device) : it->second));
       for (Value* in : g->inputs())
         if (in->debug_name() == key) in->replace_all_uses_with(c);
     }
@@ -126,6 +138,12 @@ std::shared_ptr<Graph> load_case(const std::string& name) {
   for (size_t i = g->inputs().size(); i-- > 0;)
     if (g->inputs()[i]->debug_name().starts_with("const_")) g->erase_input(i);
   return g;
+}
+
+// NAME.in.txt with its tensor constants.
+std::shared_ptr<Graph> load_case(const std::string& name, std::optional<Device> device = std::nullopt) {
+  return with_constants(without_comment_lines(slurp(dir() / (name + ".in.txt"))),
+                        load_npz((dir() / (name + ".in.npz")).string()), device);
 }
 
 }  // namespace
@@ -280,4 +298,89 @@ TEST_CASE("freeze passes: fold-frozen-linear-bn folds only where batch_norm's ch
   const IValue got = plan_graph(folded)({IValue(x)});
   const std::string why = differs(got.to_tensor(), want.to_tensor());
   CHECK_MESSAGE(why.empty(), why);
+}
+
+TEST_CASE("freeze passes: frozen-concat-linear merges linears of CUDA weights as PyTorch's FrozenConcatLinear") {
+  // concat_linear_cpu (torch left it alone: CPU weights) with its weights on CUDA. Debian's torch
+  // has no CUDA, so the expected graph is the pass's output form in PyTorch 1.13's source: the
+  // concatenated weight and bias before the first linear, then -1, 1, 0 and each slice's end, the
+  // merged linear, and the slices, each inserted right after the linear (so the last comes first).
+  const Device cuda{Device::Type::CUDA, 0};
+  auto g = load_case("concat_linear_cpu", cuda);
+  auto original = load_case("concat_linear_cpu");
+  const auto ctx = evaluating_pass_context();
+  CHECK(find_pass("frozen-concat-linear")->run(*g, ctx));
+  const std::string want =
+      "graph(%v0 : Tensor):\n"
+      "  %v1 : Float(4, 3, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v2 : Float(4, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v3 : Float(2, 3, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v4 : Float(2, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v5 : Float(5, 3, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v6 : Float(5, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v7 : Float(11, 3, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v8 : Float(11, requires_grad=0, device=cuda:0) = prim::Constant[value=<tensor>]()\n"
+      "  %v9 : int = prim::Constant[value=-1]()\n"
+      "  %v10 : int = prim::Constant[value=1]()\n"
+      "  %v11 : int = prim::Constant[value=0]()\n"
+      "  %v12 : int = prim::Constant[value=4]()\n"
+      "  %v13 : int = prim::Constant[value=6]()\n"
+      "  %v14 : int = prim::Constant[value=11]()\n"
+      "  %v15 : Tensor = aten::linear(%v0, %v7, %v8)\n"
+      "  %v16 : Tensor = aten::slice(%v15, %v9, %v13, %v14, %v10)\n"
+      "  %v17 : Tensor = aten::slice(%v15, %v9, %v12, %v13, %v10)\n"
+      "  %v18 : Tensor = aten::slice(%v15, %v9, %v11, %v12, %v10)\n"
+      "  %v19 : (Tensor, Tensor, Tensor) = prim::TupleConstruct(%v18, %v17, %v16)\n"
+      "  return (%v19)\n";
+  CHECK(comparable(graph_to_string(*g)) == want);
+  // The merged weight and bias are the old ones one after the other, and stay on CUDA.
+  const auto consts = tensor_constants(g->block());
+  REQUIRE(consts.size() == 8);
+  CHECK(consts[6].device() == cuda);
+  for (int64_t i = 0; i < 33; ++i) {
+    const Tensor& part = i < 12 ? consts[0] : (i < 18 ? consts[2] : consts[4]);
+    CHECK(element(consts[6], i) == element(part, i < 12 ? i : (i < 18 ? i - 12 : i - 18)));
+  }
+  // The interpreter's kernels run on the host whatever the device says: the outputs are the
+  // unmerged graph's.
+  Tensor x = Tensor::empty(DType::Float32, {2, 3});
+  auto* p = static_cast<float*>(x.mutable_data());
+  for (int64_t i = 0; i < x.numel(); ++i) p[i] = std::sin(0.71f * static_cast<float>(i));
+  const IValue want_out = plan_graph(original)({IValue(x)});
+  const IValue got_out = plan_graph(g)({IValue(x)});
+  for (size_t k = 0; k < 3; ++k) {
+    const std::string why = differs(got_out.to_tuple()->items[k].to_tensor(), want_out.to_tuple()->items[k].to_tensor());
+    CHECK_MESSAGE(why.empty(), why);
+  }
+}
+
+TEST_CASE("freeze passes: frozen-concat-linear leaves linears apart when the input is written between them") {
+  const Device cuda{Device::Type::CUDA, 0};
+  const auto consts = load_npz((dir() / "concat_linear_cpu.in.npz").string());
+  auto graph = [&](const std::string& between) {
+    return with_constants(
+        "graph(%x : Tensor, %const_0 : Tensor, %const_1 : Tensor, %const_2 : Tensor, %const_3 : Tensor, %const_4 : Tensor, "
+        "%const_5 : Tensor):\n"
+        "  %one : int = prim::Constant[value=1]()\n"
+        "  %a : Tensor = aten::linear(%x, %const_0, %const_1)\n" +
+            between +
+            "  %c : Tensor = aten::linear(%x, %const_2, %const_3)\n"
+            "  %d : Tensor = aten::linear(%x, %const_4, %const_5)\n"
+            "  return (%a, %c, %d)\n",
+        consts, cuda);
+  };
+  const auto ctx = evaluating_pass_context();
+  auto linears = [](const Graph& g) {
+    const std::string text = graph_to_string(g);
+    size_t n = 0;
+    for (size_t at = text.find("aten::linear"); at != std::string::npos; at = text.find("aten::linear", at + 1)) ++n;
+    return n;
+  };
+  // The first linear cannot move past the write; the two after it merge.
+  auto written = graph("  %x2 : Tensor = aten::add_(%x, %one, %one)\n");
+  CHECK(find_pass("frozen-concat-linear")->run(*written, ctx));
+  CHECK(linears(*written) == 2);
+  auto read = graph("  %x2 : Tensor = aten::add(%x, %one, %one)\n");
+  CHECK(find_pass("frozen-concat-linear")->run(*read, ctx));
+  CHECK(linears(*read) == 1);
 }
