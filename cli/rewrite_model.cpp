@@ -31,7 +31,7 @@ struct TransformReport {
   bool eval_mode = false;
   size_t modules_switched_to_eval = 0;
   NodeCounts before, after;
-  size_t attributes_folded = 0, attributes_removed = 0;
+  size_t attributes_folded = 0, attributes_removed = 0, constants_folded = 0;
   std::string pipeline;
   std::vector<std::string> passes;  // --passes, in order
   uint64_t bytes_before = 0, bytes_after = 0;
@@ -79,6 +79,7 @@ void print_report(const TransformReport& r, const std::string& format) {
                                 {"nodes", {{"before", total(r.before)}, {"after", total(r.after)}}},
                                 {"ops", ops},
                                 {"attributes_folded", r.attributes_folded},
+                                {"constants_folded", r.constants_folded},
                                 {"attributes_removed", r.attributes_removed},
                                 {"bytes", {{"before", r.bytes_before}, {"after", r.bytes_after}}}};
     fmt::print("{}\n", j.dump(1));
@@ -91,8 +92,8 @@ void print_report(const TransformReport& r, const std::string& format) {
     fmt::print(stderr, "  eval mode  training=False on every module ({} were in training mode), as for inference\n",
                r.modules_switched_to_eval);
   fmt::print(stderr, "  nodes      {} -> {}\n", total(r.before), total(r.after));
-  fmt::print(stderr, "  constants  {} attribute read(s) folded; {} attribute(s) removed\n", r.attributes_folded,
-             r.attributes_removed);
+  fmt::print(stderr, "  constants  {} attribute read(s) folded; {} node(s) computed and folded; {} attribute(s) removed\n",
+             r.attributes_folded, r.constants_folded, r.attributes_removed);
   fmt::print(stderr, "  bytes      {} -> {}\n", r.bytes_before, r.bytes_after);
   fmt::print(stderr, "  {:<32} {:>7} {:>7}\n", "op", "before", "after");
   for (const std::string& k : kinds) {
@@ -124,6 +125,8 @@ void rewrite_model(const RewriteJob& job) {
   }
 
   PassContext ctx = evaluating_pass_context();
+  PassStats stats;
+  ctx.stats = &stats;
   if (job.print_after_each)
     ctx.after_each = [](std::string_view pass, const Graph& g) {
       fmt::print(stderr, "=== after {} ===\n{}", pass, graph_to_string(g));
@@ -168,6 +171,7 @@ void rewrite_model(const RewriteJob& job) {
       }
     }
   }
+  r.constants_folded = stats.constants_folded;
   std::error_code ec;
   r.bytes_before = std::filesystem::file_size(job.input, ec);
   if (is_stdout(job.output)) {

@@ -126,10 +126,11 @@ class ConstantPropagator {
     auto results = run(n, args);
     if (!results || results->size() != n->outputs().size()) return;
     WithInsertPoint guard(n);
+    bool folded = false;
     for (size_t i = 0; i < results->size(); ++i) {
       Value* c = graph_.try_insert_constant((*results)[i]);
       if (!c) continue;  // not representable: the node stays, DCE keeps it
-      changed_ = true;
+      changed_ = folded = true;
       const TypePtr& old_type = n->output(i)->type();
       // None keeps the type its use expects; a tuple keeps its NamedTuple name, which the value
       // alone does not carry.
@@ -137,6 +138,7 @@ class ConstantPropagator {
         c->set_type(old_type);
       n->output(i)->replace_all_uses_with(c);
     }
+    if (folded && ctx_ && ctx_->stats) ++ctx_->stats->constants_folded;
   }
 
   void inline_if(Node* n) {

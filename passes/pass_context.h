@@ -5,6 +5,7 @@
 // fold tensors need to run operators, which only the runtime can (lib/runtime/node_evaluator.h
 // supplies that, running the interpreter's own kernels, as PyTorch's constant propagation runs its
 // interpreter's operators).
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,6 +35,13 @@ using NodeEvaluator = std::function<std::optional<std::vector<IValue>>(const Nod
 // there is no kernel of that name.
 using OperatorRunner = std::function<std::vector<IValue>(std::string_view schema_name, std::vector<IValue> args)>;
 
+// What passes tally for a report, when whoever runs them asks (jitctl optimize's report).
+struct PassStats {
+  // Nodes whose results were computed while optimizing and replaced by constants: constant
+  // propagation's folds and the shape and dtype queries answered from facts.
+  size_t constants_folded = 0;
+};
+
 struct PassContext {
   // For `inline`: the graph each call is replaced by (see passes/inliner.h). Running `inline`
   // without it is a programming error (std::logic_error).
@@ -48,6 +56,8 @@ struct PassContext {
   // For `replace-old-operators`: the file-format version of the archive whose code the graph was
   // compiled from (passes/replace_old_operators.h); -1 (not from an archive) leaves it alone.
   int64_t operator_version = -1;
+  // Where passes count what they did; null: nothing is counted.
+  PassStats* stats = nullptr;
 };
 
 }  // namespace jitctl

@@ -12,9 +12,11 @@
 #include "passes/constant_propagation.h"
 #include "passes/control_flow_load_stores.h"
 #include "passes/dead_code_elimination.h"
+#include "passes/eliminate_dead_branches.h"
 #include "passes/eliminate_no_ops.h"
 #include "passes/erase_load_stores.h"
 #include "passes/exit_transforms.h"
+#include "passes/fold_tensor_queries.h"
 #include "passes/frozen_concat_linear.h"
 #include "passes/frozen_conv_folding.h"
 #include "passes/frozen_linear_folding.h"
@@ -28,7 +30,9 @@
 #include "passes/lower_simple_tuples.h"
 #include "passes/peephole.h"
 #include "passes/remove_dropout.h"
+#include "passes/remove_no_op_conversions.h"
 #include "passes/replace_old_operators.h"
+#include "passes/simplify_arithmetic.h"
 
 namespace jitctl {
 namespace {

@@ -159,9 +159,18 @@ TEST_CASE("passes: the table of passes and pipelines") {
   CHECK(steps("fold-frozen-conv") ==
         std::vector<std::string_view>{"fold-frozen-conv-bn", "fold-frozen-conv-add-sub", "fold-frozen-conv-mul-div"});
   CHECK(find_pipeline("fold-frozen-conv")->mode == PipelineInfo::Mode::Repeat);
-  CHECK(steps("frozen-optimizations") == std::vector<std::string_view>{"remove-dropout", "fold-frozen-conv"});
+  CHECK(steps("frozen-optimizations") ==
+        std::vector<std::string_view>{"remove-dropout", "frozen-concat-linear", "fold-frozen-conv"});
+  CHECK(steps("frozen-optimizations-no-numerics") == std::vector<std::string_view>{"remove-dropout", "frozen-concat-linear"});
+  // optimize_for_inference's one step that makes standard operators only.
+  CHECK(steps("optimize-for-inference") == std::vector<std::string_view>{"frozen-linear-transpose"});
   // jitctl optimize's default, after freezing.
-  CHECK(steps("optimize") == std::vector<std::string_view>{"fold-conv-past-shape-reads", "dce"});
+  CHECK(steps("simplify-from-facts") ==
+        std::vector<std::string_view>{"fold-tensor-queries", "constant-propagation", "eliminate-dead-branches",
+                                      "simplify-arithmetic", "remove-no-op-conversions"});
+  CHECK(find_pipeline("simplify-from-facts")->mode == PipelineInfo::Mode::Repeat);
+  CHECK(steps("optimize") ==
+        std::vector<std::string_view>{"simplify-from-facts", "fold-conv-past-shape-reads", "dce", "constant-pooling"});
   CHECK_THROWS_AS(run_pipeline("no-such-pipeline", *std::make_shared<Graph>()), std::logic_error);
   // The SSA steps need the emitter's Load/Store form; nothing else does.
   for (const PassInfo& p : all_passes()) {
