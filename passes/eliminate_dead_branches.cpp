@@ -59,12 +59,13 @@ class Decider {
   // `c` is `value` wherever `where` says; so is the negation of its negation.
   template <class Where>
   void decide(Value* c, bool value, const Where& where) {
-    replace_uses(c, value, where);
-    if (c->node()->kind() == Symbol::aten("__not__")) replace_uses(c->node()->input(0), !value, where);
+    // The negations first: a `not c` computed outside the region and read inside it.
     const std::vector<Use> uses = c->uses();
     for (const Use& u : uses)
       if (u.user->kind() == Symbol::aten("__not__") && u.user->outputs().size() == 1)
         replace_uses(u.user->output(), !value, where);
+    if (c->node()->kind() == Symbol::aten("__not__")) replace_uses(c->node()->input(0), !value, where);
+    replace_uses(c, value, where);
   }
 
   template <class Where>
