@@ -30,6 +30,7 @@
 #include "passes/lower_simple_tuples.h"
 #include "passes/peephole.h"
 #include "passes/remove_dropout.h"
+#include "passes/remove_list_mutation.h"
 #include "passes/remove_no_op_conversions.h"
 #include "passes/replace_old_operators.h"
 #include "passes/simplify_arithmetic.h"

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """PyTorch 1.13 as the oracle for the passes freezing runs (passes/): IR text in, IR text out.
 
-Run with Debian's PyTorch; the two passes without Python bindings (EliminateNoOps and
-removeDropout on a graph) go through a small C++ extension, which needs libtorch-dev and g++
-(compiled once, ~30 s):
+Run with Debian's PyTorch; the passes without Python bindings (EliminateNoOps, removeDropout on a
+graph, RemoveListMutation) go through a small C++ extension, which needs libtorch-dev,
+pybind11-dev and g++ (compiled once, ~30 s):
 
     /usr/bin/python3 testdata/gen/make_freeze_goldens.py          # rewrites testdata/freeze_passes/
     /usr/bin/python3 testdata/gen/make_freeze_goldens.py --list
@@ -36,11 +36,13 @@ EXTENSION_SOURCE = r"""
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/passes/eliminate_no_ops.h>
 #include <torch/csrc/jit/passes/remove_dropout.h>
+#include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/extension.h>
 using namespace torch::jit;
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("eliminate_no_ops", [](std::shared_ptr<Graph> g) { return EliminateNoOps(g); });
   m.def("remove_dropout", [](std::shared_ptr<Graph> g) { removeDropout(g); });
+  m.def("remove_list_mutation", [](std::shared_ptr<Graph> g) { return RemoveListMutation(g); });
 }
 """
 
@@ -60,6 +62,7 @@ def passes(ext):
         "unroll-constant-loops": torch._C._jit_pass_constant_loop_unrolling,
         "eliminate-no-ops": ext.eliminate_no_ops,
         "remove-dropout": ext.remove_dropout,
+        "remove-list-mutation": ext.remove_list_mutation,
         "fold-frozen-conv-bn": torch._C._jit_pass_fold_frozen_conv_bn,
         "fold-frozen-conv-add-sub": torch._C._jit_pass_fold_frozen_conv_add_or_sub,
         "fold-frozen-conv-mul-div": torch._C._jit_pass_fold_frozen_conv_mul_or_div,
@@ -280,6 +283,47 @@ graph(%x : Tensor):
   %a : Tensor = aten::detach(%x)
   %same : bool = aten::__is__(%a, %x)
   return (%a, %same)
+""", {}),
+    # ---- RemoveListMutation (after loop unrolling): appends folded into the ListConstruct, which
+    # moves down to the last one, unless something between reads the list
+    ("list_mutation_appends", ["remove-list-mutation"], """
+graph(%x : Tensor, %i : int):
+  %one : int = prim::Constant[value=1]()
+  %l : Tensor[] = prim::ListConstruct()
+  %a : Tensor = aten::relu(%x)
+  %1 : Tensor[] = aten::append(%l, %a)
+  %b : Tensor = aten::sigmoid(%x)
+  %2 : Tensor[] = aten::append(%l, %b)
+  %m : int[] = prim::ListConstruct(%one)
+  %3 : int[] = aten::append(%m, %i)
+  %j : int = aten::add(%i, %one)
+  %4 : int[] = aten::append(%m, %j)
+  %o : (Tensor[], int[]) = prim::TupleConstruct(%l, %m)
+  return (%o)
+""", {}),
+    ("list_mutation_blocked", ["remove-list-mutation"], """
+graph(%x : Tensor, %c : bool, %l0 : Tensor[]):
+  %zero : int = prim::Constant[value=0]()
+  %l : Tensor[] = prim::ListConstruct()
+  %a : Tensor = aten::relu(%x)
+  %1 : Tensor[] = aten::append(%l, %a)
+  %n : int = aten::len(%l)
+  %b : Tensor = aten::sigmoid(%x)
+  %2 : Tensor[] = aten::append(%l, %b)
+  %k : Tensor[] = prim::ListConstruct(%x)
+  %cat : Tensor = aten::cat(%k, %zero)
+  %3 : Tensor[] = aten::append(%k, %a)
+  %m : Tensor[] = prim::ListConstruct()
+  %y : Tensor = prim::If(%c)
+    block0():
+      %4 : Tensor[] = aten::append(%m, %a)
+      -> (%a)
+    block1():
+      -> (%x)
+  %5 : Tensor[] = aten::append(%m, %y)
+  %6 : Tensor[] = aten::append(%l0, %y)
+  %o : (Tensor[], int, Tensor[], Tensor, Tensor[]) = prim::TupleConstruct(%l, %n, %k, %cat, %m)
+  return (%o)
 """, {}),
     # ---- dropout
     ("dropout_kinds", ["remove-dropout"], """

@@ -151,7 +151,7 @@ TEST_CASE("passes: the table of passes and pipelines") {
   // pooling, constant loop unrolling and, if it unrolled, peephole and propagation again; CSE),
   // then EliminateNoOps and LowerSimpleTuples; and OptimizeFrozenGraph.
   CHECK(steps("unroll-and-simplify") ==
-        std::vector<std::string_view>{"unroll-constant-loops", "peephole", "constant-propagation"});
+        std::vector<std::string_view>{"unroll-constant-loops", "remove-list-mutation", "peephole", "constant-propagation"});
   CHECK(find_pipeline("unroll-and-simplify")->mode == PipelineInfo::Mode::IfFirstChanges);
   CHECK(steps("frozen-cleanup") == std::vector<std::string_view>{"dce", "cse", "peephole", "constant-propagation",
                                                                   "constant-pooling", "unroll-and-simplify", "cse",
