@@ -4,10 +4,13 @@ eliminate-dead-branches, simplify-arithmetic, remove-no-op-conversions) and
 `--freeze --pipeline optimize-for-inference` (FrozenLinearTranspose) on small modules written for
 them, scripted and traced: PyTorch 1.13 must load every written archive and compute the
 original's outputs (rtol 1e-4, atol 1e-5) on two input sets, and the nodes the rewrites are for
-must be gone from the graph torch reads -- while the ones they must keep stay.
+must be gone from the graph torch reads -- while the ones they must keep stay. For
+optimize-for-inference on models without convolutions (where torch's own pass would make MKLDNN
+ops), the graph torch reads must also equal torch.jit.optimize_for_inference's, saved and loaded,
+in compat.py's canonical form.
 
 Usage: check_optimize_rewrites.py JITCTL   (skips, exit 77, without torch)"""
-import os, subprocess, sys, tempfile
+import os, re, subprocess, sys, tempfile
 from typing import List
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -130,6 +133,20 @@ def kinds(graph):
     return out
 
 
+def canonical(graph):
+    names = {}
+
+    def rename(m):
+        return names.setdefault(m.group(1), f"%v{len(names)}")
+
+    out = []
+    for line in str(graph).strip().splitlines():
+        line = re.sub(r"\s+#\s.*$", "", line)
+        line = re.sub(r"___torch_mangle_\d+\.", "", line)
+        out.append(re.sub(r"%([A-Za-z0-9_.]+)", rename, line).rstrip())
+    return "\n".join(out)
+
+
 def close(a, b):
     if isinstance(b, torch.Tensor):
         return isinstance(a, torch.Tensor) and a.dtype == b.dtype and a.shape == b.shape and \
@@ -165,6 +182,11 @@ def main():
             for k in kept:
                 if k not in present:
                     failures.append(f"{label}: {k} should have stayed")
+            if "optimize-for-inference" in args:
+                ref = os.path.join(tmp, label + ".torch.pt")
+                torch.jit.optimize_for_inference(torch.jit.load(src).eval()).save(ref)
+                if canonical(torch.jit.load(ref).graph) != canonical(opt.graph):
+                    failures.append(f"{label}: graph differs from torch.jit.optimize_for_inference's")
             if os.path.getsize(dst) > os.path.getsize(src):
                 failures.append(f"{label}: {os.path.getsize(dst)} bytes written, more than the input's {os.path.getsize(src)}")
             checked += 1
