@@ -121,10 +121,29 @@ TEST_CASE("freeze --preserve keeps the methods and attributes named; the report 
   CHECK(report["nodes"]["after"].get<size_t>() < report["nodes"]["before"].get<size_t>());
   CHECK(report["bytes"]["after"].get<size_t>() == fs::file_size(out));
   CHECK(report["ops"]["prim::GetAttr"]["after"] == 0);
+  CHECK(report["attributes_folded"].get<size_t>() > 0);
+  CHECK(report.contains("constants_folded"));
   const auto info = run_command({JITCTL_BINARY, "info", "--format", "json", out.string()});
   REQUIRE(info.exit_code == 0);
   const auto methods = nlohmann::json::parse(info.out)["methods"];
   CHECK(methods == nlohmann::json::array({"forward", "encode"}));  // torch's frozen module lists the same
+}
+
+TEST_CASE("freeze and optimize: the report counts constants folded beyond attribute reads") {
+  // cnn_basic_scripted: freezing folds what reads its attributes' values; optimize then answers
+  // the scripted checks' queries too, so it folds more.
+  TempDir dir;
+  auto report = [&](const char* command) {
+    const auto r = run_command({JITCTL_BINARY, command, testdata("models/cnn_basic_scripted.pt").string(), "-o",
+                                (dir.path / "out.pt").string(), "--force", "--format", "json"});
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto frozen = report("freeze"), optimized = report("optimize");
+  CHECK(frozen["constants_folded"].get<size_t>() > 0);
+  CHECK(optimized["constants_folded"].get<size_t>() > frozen["constants_folded"].get<size_t>());
+  CHECK(optimized["attributes_folded"] == frozen["attributes_folded"]);
+  CHECK(optimized["nodes"]["after"].get<size_t>() < frozen["nodes"]["after"].get<size_t>());
 }
 
 TEST_CASE("freeze and optimize refuse what they must, with one line") {
