@@ -31,7 +31,7 @@ const std::unordered_set<string_view> kKeepsDtypeAndRank = {
     "aten::dropout",     "aten::dropout_",     "aten::feature_dropout", "aten::alpha_dropout", "aten::batch_norm",
     "aten::layer_norm",  "aten::group_norm",   "aten::instance_norm", "aten::detach",      "aten::clone",
     "aten::contiguous",  "aten::transpose",    "aten::permute",     "aten::roll",         "aten::flip",
-    "aten::constant_pad_nd", "aten::slice",    "aten::narrow",      "aten::masked_fill",  "aten::masked_fill_",
+    "aten::constant_pad_nd", "aten::slice",    "aten::narrow",      "aten::masked_fill_",
     "aten::add_",        "aten::sub_",         "aten::mul_",        "aten::div_",         "aten::copy_",
     "aten::zero_",       "aten::fill_",        "aten::pixel_shuffle", "aten::pixel_unshuffle", "aten::channel_shuffle",
     "aten::native_channel_shuffle", "aten::sigmoid_", "aten::tanh_", "aten::silu_",       "aten::hardswish_",
@@ -213,7 +213,12 @@ TensorFacts TensorFactAnalysis::output_facts(const Node* n, size_t i) const {
     f.min_rank = input(0).min_rank;
     f.max_rank = input(0).max_rank;
     f.dtype = input(1).dtype ? input(1).dtype : input(0).dtype;
-    if (k == "aten::linear") return with_rank(f, 1, TensorFacts::kAnyRank);
+    if (k == "aten::linear") {
+      if (input(1).rank() == 2) return with_rank(f, 1, TensorFacts::kAnyRank);
+      // A 1-D weight (F.linear allows it) takes a dim away.
+      f.min_rank = std::max<int64_t>(0, f.min_rank - 1);
+      return f;
+    }
     int64_t full = k == "aten::conv1d" ? 3 : (k == "aten::conv2d" ? 4 : (k == "aten::conv3d" ? 5 : 0));
     if (full == 0) {
       const auto w = input(1).rank();
@@ -290,7 +295,9 @@ TensorFacts TensorFactAnalysis::output_facts(const Node* n, size_t i) const {
       f.min_rank = input(0).min_rank + 1;
       f.max_rank = add_rank(input(0).max_rank, 1);
     } else {
-      f.min_rank = ins.size() == 2 ? std::max<int64_t>(0, input(0).min_rank - 1) : 0;
+      // squeeze(x, dim) takes at most one dim away; squeeze(x) and squeeze(x, dims) any number.
+      const bool one_dim = ins.size() == 2 && ins[1]->type()->kind() == TypeKind::Int;
+      f.min_rank = one_dim ? std::max<int64_t>(0, input(0).min_rank - 1) : 0;
       f.max_rank = input(0).max_rank;
     }
     return f;
