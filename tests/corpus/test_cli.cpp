@@ -58,7 +58,8 @@ std::string slurp(const std::string& path) {
 
 TEST_CASE("cli: unknown commands and options answer with the nearest name; help COMMAND") {
   check_one_line_error(cli({"inf", "x.pt"}), {"unknown command 'inf'", "did you mean 'info'"});
-  check_one_line_error(cli({"foo"}), {"unknown command 'foo'", "jitctl --help"});
+  check_one_line_error(cli({"foo"}), {"unknown command 'foo'", "the commands are", "dump-graph", "check-trace",
+                                      "jitctl help COMMAND"});
   check_one_line_error(cli({"--bogus"}), {"unknown option '--bogus'"});
   check_one_line_error(cli({}), {"a command is needed", "run"});
   check_one_line_error(cli({"run", kModels + "mlp_traced.pt", "--input", "x.pt"}),
@@ -267,7 +268,11 @@ TEST_CASE("cli: every --help has an example; completion and --version come from 
 }
 
 TEST_CASE("cli: dot output of the largest inlined graphs renders with Graphviz") {
-  if (shell("command -v dot").exit_code != 0) return;  // Graphviz not installed
+  if (shell("command -v dot").exit_code != 0) {
+    // scripts/dev.sh test installs Graphviz, so CI always runs this; elsewhere say it did not run.
+    MESSAGE("SKIPPED: Graphviz's dot is not installed; dot output not rendered");
+    return;
+  }
   TempDir tmp;
   // The inlined transformer (hundreds of If clusters) made dot fail ("trouble in init_rank").
   const auto r = shell(std::string(JITCTL_BINARY) + " graph --inline --format dot '" + kModels +
