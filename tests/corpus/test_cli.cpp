@@ -140,6 +140,9 @@ TEST_CASE("cli: the issue's run examples: arguments checked against the schema, 
   const auto again = cli({"run", kModels + "control_flow_scripted.pt", "--input-spec", j["example"][0], j["example"][1]});
   CHECK_MESSAGE(again.exit_code == 0, again.err);
   check_one_line_error(cli({"run", kModels + "mlp_traced.pt", "--method", "nope"}), {"no method 'nope'", "forward"});
+  // A model run (or benchmarked) with no inputs at all: the message names the flags that give them.
+  check_one_line_error(cli({"run", kModels + "mlp_traced.pt"}), {"'x' (Tensor) is missing", "--inputs F or --input-spec S"});
+  check_one_line_error(cli({"bench", "--threads", "1,2", kModels + "mlp_traced.pt"}), {"'x' (Tensor) is missing", "--input-spec"});
   check_one_line_error(cli({"run", kModels + "mlp_traced.pt", "--input-spec", "float32[4,3]"}),
                        {"aten::linear", "linear.py:", "mat1 and mat2 shapes cannot be multiplied"});
 }
