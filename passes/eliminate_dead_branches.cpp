@@ -3,15 +3,10 @@
 #include <vector>
 
 #include "lib/ir/constants.h"
+#include "passes/analysis/tensor_facts.h"
 
 namespace jitctl {
 namespace {
-
-bool always_raises(const Block* b) {
-  for (const Node* n : b->nodes())
-    if (n->kind() == prim::RaiseException) return true;
-  return false;
-}
 
 bool inside(const Node* user, const Block* b) {
   for (const Block* at = user->owning_block(); at; at = at->owning_node() ? at->owning_node()->owning_block() : nullptr)
@@ -48,7 +43,7 @@ class Decider {
       decide(c, true, [&](const Node* u) { return inside(u, then_b); });
       decide(c, false, [&](const Node* u) { return inside(u, else_b); });
       // Only one of them can raise for the code after the If to run at all.
-      const bool then_raises = always_raises(then_b), else_raises = always_raises(else_b);
+      const bool then_raises = block_always_raises(then_b), else_raises = block_always_raises(else_b);
       if (then_raises != else_raises) decide(c, else_raises, [&](const Node* u) { return after(u, n); });
     }
     inline_decided(g_.block());

@@ -39,24 +39,25 @@ class Folder {
     int64_t lo, hi;
   };
 
-  // The tensor whose rank `v` is (v = dim(x) or len(x.size()), the list unwritten), or nullptr.
-  const Value* rank_of(const Value* v) {
+  // The node reading the tensor whose rank `v` is (dim(x), or the size() of len(x.size()) with
+  // the list unwritten), or nullptr: what is known there is what the rank is.
+  const Node* rank_reader(const Value* v) {
     const Node* n = v->node();
     if (n->inputs().size() != 1) return nullptr;
-    if (n->kind() == Symbol::aten("dim") && n->input(0)->type()->kind() == TypeKind::Tensor) return n->input(0);
+    if (n->kind() == Symbol::aten("dim") && n->input(0)->type()->kind() == TypeKind::Tensor) return n;
     if (n->kind() != Symbol::aten("len")) return nullptr;
     const Value* list = n->input(0);
     if (list->node()->kind() != Symbol::aten("size") || list->node()->inputs().size() != 1) return nullptr;
     if (!alias_db_) alias_db_ = std::make_unique<AliasDb>(g_);
     if (alias_db_->has_writers(list)) return nullptr;
-    return list->node()->input(0);
+    return list->node();
   }
 
   std::optional<Interval> interval(const Value* v) {
     if (const auto c = to_ivalue(v); c && c->is(IValue::Kind::Int)) return Interval{c->to_int(), c->to_int()};
-    const Value* x = rank_of(v);
-    if (!x) return std::nullopt;
-    const TensorFacts& f = facts_.of(x);
+    const Node* reader = rank_reader(v);
+    if (!reader) return std::nullopt;
+    const TensorFacts& f = facts_.of_input(reader, 0);
     return Interval{f.min_rank, f.max_rank};
   }
 
@@ -66,7 +67,7 @@ class Folder {
     if (n->inputs().size() != 2 || n->input(0)->type()->kind() != TypeKind::Int ||
         n->input(1)->type()->kind() != TypeKind::Int)
       return std::nullopt;
-    if (!rank_of(n->input(0)) && !rank_of(n->input(1))) return std::nullopt;
+    if (!rank_reader(n->input(0)) && !rank_reader(n->input(1))) return std::nullopt;
     const auto a = interval(n->input(0)), b = interval(n->input(1));
     if (!a || !b) return std::nullopt;
     const bool point = a->lo == a->hi && b->lo == b->hi;
@@ -93,13 +94,13 @@ class Folder {
     const Value* x = n->input(0);
     if (k == "aten::len") {
       // len(x.size()), unless something appends to or pops from the list first.
-      const Value* t = rank_of(n->output());
-      if (!t) return std::nullopt;
-      if (auto r = facts_.of(t).rank()) return IValue(*r);
+      const Node* reader = rank_reader(n->output());
+      if (!reader) return std::nullopt;
+      if (auto r = facts_.of_input(reader, 0).rank()) return IValue(*r);
       return std::nullopt;
     }
     if (x->type()->kind() != TypeKind::Tensor) return std::nullopt;
-    const TensorFacts& f = facts_.of(x);
+    const TensorFacts& f = facts_.of_input(n, 0);
     if (k == "aten::dim") {
       if (auto r = f.rank()) return IValue(*r);
     } else if (k == "prim::dtype") {

@@ -57,7 +57,7 @@ class Remover {
  private:
   bool no_op(const Node* n) const {
     const std::string_view k = n->kind().qual_string();
-    const TensorFacts& x = facts_.of(n->input(0));
+    const TensorFacts& x = facts_.of_input(n, 0);
     if (k == "aten::contiguous") {
       const bool default_format = n->inputs().size() == 1 || const_int(n->input(1)) == kContiguousFormat;
       return default_format && x.contiguous;

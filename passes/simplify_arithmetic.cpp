@@ -69,7 +69,7 @@ class Simplifier {
     const bool add_sub = k == "aten::add" || k == "aten::sub";
     if (!(mul_div && n->inputs().size() == 2) && !(add_sub && n->inputs().size() == 3)) return false;
     if (n->outputs().size() != 1 || n->input(0)->type()->kind() != TypeKind::Tensor) return false;
-    const TensorFacts& x = facts_.of(n->input(0));
+    const TensorFacts& x = facts_.of_input(n, 0);
     if (!x.dtype) return false;
     const int xc = category(*x.dtype);
     if (k == "aten::div" && xc < 2) return false;  // true division of integers makes floats

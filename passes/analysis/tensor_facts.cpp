@@ -7,6 +7,7 @@
 
 #include "lib/ir/constants.h"
 #include "lib/ops/schema.h"
+#include "passes/analysis/alias_db.h"
 
 namespace jitctl {
 namespace {
@@ -121,7 +122,15 @@ TensorFacts from_type(const TypePtr& type) {
 
 }  // namespace
 
-TensorFactAnalysis::TensorFactAnalysis(const Graph& g) {
+bool block_always_raises(const Block* b) {
+  for (const Node* n : b->nodes())
+    if (n->kind() == prim::RaiseException) return true;
+  return false;
+}
+
+TensorFactAnalysis::~TensorFactAnalysis() = default;
+
+TensorFactAnalysis::TensorFactAnalysis(const Graph& g) : graph_(g) {
   // Any metadata write anywhere (forks' subgraphs included) turns the analysis off.
   std::function<bool(const Block*)> writes_metadata = [&](const Block* b) {
     for (const Node* n : b->nodes()) {
@@ -138,7 +147,7 @@ TensorFactAnalysis::TensorFactAnalysis(const Graph& g) {
     return;
   }
   for (const Value* in : g.inputs()) facts_[in] = from_type(in->type());
-  analyze(g.block());
+  analyze(g.block(), {});
 }
 
 const TensorFacts& TensorFactAnalysis::of(const Value* v) const {
@@ -146,21 +155,97 @@ const TensorFacts& TensorFactAnalysis::of(const Value* v) const {
   return it == facts_.end() ? kUnknown : it->second;
 }
 
-void TensorFactAnalysis::analyze(const Block* b) {
+const TensorFacts& TensorFactAnalysis::of_input(const Node* n, size_t i) const {
+  auto it = at_use_.find({n, i});
+  return it == at_use_.end() ? of(n->input(i)) : it->second;
+}
+
+void TensorFactAnalysis::analyze(const Block* b, Narrowed narrowed) {
   for (const Node* n : b->nodes()) {
-    for (const Block* sub : n->blocks()) analyze(sub);
+    for (size_t i = 0; i < n->inputs().size(); ++i)
+      if (auto it = narrowed.find(n->input(i)); it != narrowed.end()) at_use_[{n, i}] = it->second;
+    for (const Block* sub : n->blocks()) analyze(sub, narrowed);
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       if (n->output(i)->type()->kind() != TypeKind::Tensor) continue;
-      TensorFacts f = output_facts(n, i);
+      TensorFacts f = output_facts(n, i, narrowed);
       if (f != kUnknown) facts_[n->output(i)] = f;
     }
+    if (n->kind() == prim::If) narrow_after_check(n, narrowed);
   }
 }
 
-TensorFacts TensorFactAnalysis::output_facts(const Node* n, size_t i) const {
+// The tensor whose rank `v` is: v = dim(x), or len(x.size()) of a list nothing writes to.
+const Value* TensorFactAnalysis::rank_query_of(const Value* v) {
+  const Node* n = v->node();
+  if (n->inputs().size() != 1) return nullptr;
+  if (n->kind() == Symbol::aten("dim") && n->input(0)->type()->kind() == TypeKind::Tensor) return n->input(0);
+  if (n->kind() != Symbol::aten("len")) return nullptr;
+  const Value* list = n->input(0);
+  if (list->node()->kind() != Symbol::aten("size") || list->node()->inputs().size() != 1) return nullptr;
+  if (!alias_db_) alias_db_ = std::make_unique<AliasDb>(graph_);
+  return alias_db_->has_writers(list) ? nullptr : list->node()->input(0);
+}
+
+// After `if rank(x) OP k: raise` (or the else block raising), x's rank is what did not raise.
+void TensorFactAnalysis::narrow_after_check(const Node* n, Narrowed& narrowed) {
+  const bool then_raises = block_always_raises(n->blocks().at(0)), else_raises = block_always_raises(n->blocks().at(1));
+  if (then_raises == else_raises) return;
+  bool holds = else_raises;  // the condition's value in the code after the If
+  const Value* c = n->input(0);
+  while (c->node()->kind() == Symbol::aten("__not__") && c->node()->inputs().size() == 1) {
+    c = c->node()->input(0);
+    holds = !holds;
+  }
+  const Node* cmp = c->node();
+  string_view k = cmp->kind().qual_string();
+  if (cmp->inputs().size() != 2 || !in(k, kComparisons) || k == "aten::logical_and" || k == "aten::logical_or") return;
+  const Value* lhs = cmp->input(0);
+  const Value* rhs = cmp->input(1);
+  if (!rank_query_of(lhs)) {
+    std::swap(lhs, rhs);  // k < rank is rank > k
+    if (k == "aten::lt") k = "aten::gt";
+    else if (k == "aten::gt") k = "aten::lt";
+    else if (k == "aten::le") k = "aten::ge";
+    else if (k == "aten::ge") k = "aten::le";
+  }
+  const Value* x = rank_query_of(lhs);
+  const auto bound = const_int(rhs);
+  if (!x || !bound) return;
+  if (!holds) {  // the negation holds
+    if (k == "aten::eq") k = "aten::ne";
+    else if (k == "aten::ne") k = "aten::eq";
+    else if (k == "aten::lt") k = "aten::ge";
+    else if (k == "aten::ge") k = "aten::lt";
+    else if (k == "aten::gt") k = "aten::le";
+    else if (k == "aten::le") k = "aten::gt";
+  }
+  auto it = narrowed.find(x);
+  TensorFacts f = it != narrowed.end() ? it->second : of(x);
+  int64_t lo = 0, hi = TensorFacts::kAnyRank;
+  if (k == "aten::eq") lo = hi = *bound;
+  else if (k == "aten::lt") hi = *bound - 1;
+  else if (k == "aten::le") hi = *bound;
+  else if (k == "aten::gt") lo = *bound + 1;
+  else if (k == "aten::ge") lo = *bound;
+  else if (k == "aten::ne" && f.min_rank == *bound) lo = *bound + 1;
+  else if (k == "aten::ne" && f.max_rank == *bound) hi = *bound - 1;
+  else return;
+  lo = std::max(lo, f.min_rank);
+  hi = std::min(hi, f.max_rank);
+  if (lo > hi || lo < 0) return;  // contradicts what is known: the code after it never runs
+  f.min_rank = lo;
+  f.max_rank = hi;
+  narrowed[x] = f;
+}
+
+TensorFacts TensorFactAnalysis::output_facts(const Node* n, size_t i, const Narrowed& narrowed) const {
   const string_view k = n->kind().qual_string();
   const auto& ins = n->inputs();
-  auto input = [&](size_t j) -> const TensorFacts& { return j < ins.size() ? of(ins[j]) : kUnknown; };
+  auto current = [&](const Value* v) -> const TensorFacts& {
+    auto it = narrowed.find(v);
+    return it != narrowed.end() ? it->second : of(v);
+  };
+  auto input = [&](size_t j) -> const TensorFacts& { return j < ins.size() ? current(ins[j]) : kUnknown; };
   auto tensor_input = [&](size_t j) { return j < ins.size() && ins[j]->type()->kind() == TypeKind::Tensor; };
 
   if (n->kind() == prim::Constant) {
@@ -346,12 +431,12 @@ TensorFacts TensorFactAnalysis::output_facts(const Node* n, size_t i) const {
     const auto& parts = ins[0]->node()->inputs();
     if (parts.empty()) return {};
     TensorFacts f;
-    f.dtype = of(parts[0]).dtype;
-    const auto r = of(parts[0]).rank();
+    f.dtype = current(parts[0]).dtype;
+    const auto r = current(parts[0]).rank();
     bool same_rank = r.has_value();
     for (const Value* p : parts) {
-      if (of(p).dtype != f.dtype) f.dtype.reset();
-      if (of(p).rank() != r) same_rank = false;
+      if (current(p).dtype != f.dtype) f.dtype.reset();
+      if (current(p).rank() != r) same_rank = false;
     }
     if (same_rank && *r >= 1) f.min_rank = f.max_rank = *r;
     return f;

@@ -168,6 +168,42 @@ TEST_CASE("tensor facts: constants exactly, operators by their rules") {
   CHECK(of("a") == of("r"));
 }
 
+TEST_CASE("tensor facts: a check that raises narrows the rank after it, in its block only") {
+  auto g = make("graph(%x : Tensor, %c : bool):\n"
+                "  %one : int = prim::Constant[value=1]()\n"
+                "  %three : int = prim::Constant[value=3]()\n"
+                "  %msg : str = prim::Constant[value=\"bad\"]()\n"
+                "  %cls : str = prim::Constant[value=\"builtins.ValueError\"]()\n"
+                "  %before : Tensor = aten::relu(%x)\n"
+                "  %y : Tensor = prim::If(%c)\n"
+                "    block0():\n"
+                "      %d : int = aten::dim(%x)\n"
+                "      %small : bool = aten::lt(%d, %three)\n"
+                "       = prim::If(%small)\n"
+                "        block0():\n"
+                "           = prim::RaiseException(%msg, %cls)\n"
+                "          -> ()\n"
+                "        block1():\n"
+                "          -> ()\n"
+                "      %inside : Tensor = aten::relu(%x)\n"
+                "      -> (%inside)\n"
+                "    block1():\n"
+                "      -> (%x)\n"
+                "  %after : Tensor = aten::relu(%x)\n"
+                "  %o : (Tensor, Tensor, Tensor) = prim::TupleConstruct(%before, %y, %after)\n"
+                "  return (%o)\n");
+  const TensorFactAnalysis facts(*g);
+  const Value* before = named(g->block(), "before");
+  const Value* inside = named(g->block(), "inside");
+  const Value* after = named(g->block(), "after");
+  CHECK(facts.of(before).min_rank == 0);
+  CHECK(facts.of(inside).min_rank == 3);  // computed past `if x.dim() < 3: raise`
+  CHECK(facts.of(inside).max_rank == TensorFacts::kAnyRank);
+  CHECK(facts.of_input(inside->node(), 0).min_rank == 3);
+  CHECK(facts.of(after).min_rank == 0);  // the check was in a block that may not have run
+  CHECK(facts.of_input(after->node(), 0).min_rank == 0);
+}
+
 TEST_CASE("tensor facts: nothing at all when the graph changes a tensor's metadata in place") {
   auto g = make("graph(%x : Tensor, %w : Tensor, %b : Tensor):\n" + kConvHead +
                     "  %u : Tensor = aten::unsqueeze_(%y, %one)\n"
@@ -464,13 +500,15 @@ TEST_CASE("simplify-from-facts: a scripted module's input checks go, its outputs
   CHECK(run_pipeline("simplify-from-facts", *g, evaluating_pass_context()));
   find_pass("dce")->run(*g);
   const std::string got = canonical(*g);
-  // The rank-3-or-4 check (rank > 2) goes, and the x * 1. `dim != 4` stays: the conv's output may
-  // be 3-D (an unbatched input), on which the first check raises; the facts do not learn from a
-  // check, so the second (on the relu's rank) stays too.
+  // The first `dim != 4` stays: the conv's output may be 3-D (an unbatched input), on which it
+  // raises. Past it the conv's output is 4-D, and so is the relu of it: the second check and the
+  // rank > 2 one go, and the x * 1.
   CHECK(got.find("aten::gt") == std::string::npos);
   CHECK(got.find("aten::len") == std::string::npos);
   CHECK(got.find("aten::mul") == std::string::npos);
   CHECK(got.find("aten::ne(") != std::string::npos);
+  CHECK(got.find("aten::ne(") == got.rfind("aten::ne("));
+  CHECK(got.find("prim::RaiseException") == got.rfind("prim::RaiseException"));
   const std::string why = same_outputs(before, g, {image()});
   CHECK_MESSAGE(why.empty(), why);
 }
