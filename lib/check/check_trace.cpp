@@ -19,13 +19,24 @@
 namespace jitctl {
 namespace {
 
-std::vector<IValue> read_inputs(const std::string& path, const Method& m, const std::string& method) {
+// How many arguments (after self) the method takes: at least `min`, at most `max`.
+struct Arity {
+  size_t min = 0, max = 0;
+};
+
+Arity arity_of(const FunctionSchema& s) {
+  Arity a;
+  a.max = s.arguments.empty() ? 0 : s.arguments.size() - 1;
+  a.min = a.max;
+  while (a.min > 0 && s.arguments[a.min].default_value) --a.min;
+  return a;
+}
+
+std::vector<IValue> read_inputs(const std::string& path, const Arity& a, const std::string& method) {
   std::vector<IValue> args = load_inputs(path);
-  if (args.size() < m.min_inputs() || args.size() > m.num_inputs())
+  if (args.size() < a.min || args.size() > a.max)
     throw InvalidInput(fmt::format("{}: method '{}' takes {} argument(s), the file gives {}", path, method,
-                                   m.min_inputs() == m.num_inputs()
-                                       ? std::to_string(m.num_inputs())
-                                       : fmt::format("{} to {}", m.min_inputs(), m.num_inputs()),
+                                   a.min == a.max ? std::to_string(a.max) : fmt::format("{} to {}", a.min, a.max),
                                    args.size()));
   return args;
 }
@@ -127,8 +138,10 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   report.rtol = o.rtol;
   report.atol = o.atol;
   Runtime rt = Runtime::load(model);
-  Method own = rt.method(o.method);
   LoadedModule& m = rt.loaded_module();
+  check_method(m, o.method);
+  // Not planned: the model runs through the tracer, which needs kernels only for what it reaches.
+  const Arity own = arity_of(rt.schema(o.method));
   // The inlined graph: a traced module whose forward only calls submodules has no located node of its own.
   report.traced_archive = is_traced_graph(*m.cu->graph_function(m.class_name, o.method)->inlined_graph());
   const IValue self = rt.module();
@@ -196,17 +209,15 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
       set.constants_differ = tensor_constants_differ(*first.graph, *again.graph);
     }
 
-    // The first trace on this input set, against the model's own outputs (or the expected ones).
-    // A trace that samples (random ops, dropout in training mode) gives other values than the
-    // model's own run: PyTorch reports every such output as not matching, after its warning that
-    // the trace had nondeterministic nodes. Its samples are not PyTorch's, so it is not run.
+    // The first trace on this input set, against the model's own outputs (or the expected ones):
+    // what the model returned while it was traced again on the set, under no_grad as PyTorch's check
+    // runs the Python. A trace that samples (random ops, dropout in training mode) gives other values
+    // than the model's own run wherever its samples reach an output: PyTorch then reports the output
+    // as not matching, after its warning that the trace had nondeterministic nodes. jitctl's samples
+    // are not PyTorch's, but whether they reach an output is the model's, not the stream's.
     IValue traced_out;
     bool ran = false;
-    if (!report.nondeterministic.empty()) {
-      set.outputs.push_back({1, "the model", fmt::format("the trace has nondeterministic nodes ({}): their samples differ "
-                                                         "from one run to the next",
-                                                         report.nondeterministic.size())});
-    } else try {
+    try {
       traced_out = run_graph_method(first_run, self, read_inputs(inputs[k], own, o.method));
       ran = true;
     } catch (const Unsupported&) {
@@ -226,7 +237,7 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
         }());
         against = "the expected outputs";
       } else {
-        reference = model_call("the model", inputs[k], [&] { return own(read_inputs(inputs[k], own, o.method)); });
+        reference = again.result;
         against = "the model";
       }
       set.outputs = compare_outputs(traced_out, reference, against, o.rtol, o.atol);

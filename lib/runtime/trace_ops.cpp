@@ -371,6 +371,9 @@ class OpRecorder {
     if (full_ == "aten::add.t") return concat();
     if (full_ == "aten::list.t" || full_ == "aten::copy.t") return copy_list();
     if (full_ == "aten::_set_item.t") return set_item();
+    if ((name_ == "prim::min" || name_ == "prim::max") && in_.size() == 2 && any_number()) {
+      if (auto r = python_min_max()) return *r;
+    }
     if (any_number()) {
       if (auto r = arithmetic()) return *r;
       for (const auto& x : in_)
@@ -486,6 +489,24 @@ class OpRecorder {
       numbers[static_cast<size_t>(i)] = in_[2].number;
       b_.set_item_numbers(in_[0].v, numbers);
     }
+    return out;
+  }
+
+  // Python's min(a, b) is a unless b < a, max(a, b) a unless b > a: the comparison of a followed
+  // number is a Python bool (baked), and the result is one of the arguments -- still followed when
+  // it is the traced size. nullopt when an argument is not a plain number.
+  std::optional<std::vector<Traced>> python_min_max() {
+    auto number = [](const IValue& v) -> std::optional<double> {
+      if (v.is(K::Int)) return static_cast<double>(v.to_int());
+      if (v.is(K::Double)) return v.to_double();
+      return std::nullopt;
+    };
+    const auto a = number(in_[0].v), b = number(in_[1].v);
+    if (!a || !b) return std::nullopt;
+    const bool second = name_ == "prim::min" ? *b < *a : *b > *a;
+    ctx_.warn_baked("converting a tensor to a Python boolean", IValue(second));
+    std::vector<Traced> out = plain(run_kernel(k_, in_));
+    out[0].number = in_[second ? 1 : 0].number;
     return out;
   }
 

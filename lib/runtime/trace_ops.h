@@ -22,6 +22,7 @@
 #include "lib/ir/ir.h"
 #include "lib/runtime/trace.h"
 #include "lib/runtime/trace_builder.h"
+#include "lib/runtime/trace_source.h"
 
 namespace jitctl {
 
@@ -32,6 +33,8 @@ struct TraceContext {
   // The graph being run was itself made by torch.jit.trace: its aten::Int/aten::Float of sizes are
   // the tracer's own implicit conversions, not Python's int()/float().
   bool traced_code = false;
+  // The Python source the scripted code was compiled from, where the archive keeps it.
+  const TraceSource* source = nullptr;
 
   // Records a TracerWarning at the current location: `what` ("a Python boolean") was baked in.
   void warn_baked(const std::string& what, const IValue& value);

@@ -19,6 +19,7 @@
 #include "lib/runtime/trace_builder.h"
 #include "lib/runtime/trace_layout.h"
 #include "lib/runtime/trace_ops.h"
+#include "lib/runtime/trace_source.h"
 #include "lib/serialization/load_module.h"
 
 namespace jitctl {
@@ -38,31 +39,6 @@ bool is_traced_code(const Block& b, bool& located) {
       if (!is_traced_code(*sub, located)) return false;
   }
   return true;
-}
-
-// Dropout in training mode, which the interpreter refuses (it runs models for inference) but a
-// trace must run: torch.jit.trace records it, and its samples are what make a trace's outputs differ
-// from the model's. Elements are kept with probability 1-p and scaled by 1/(1-p), as PyTorch does;
-// the samples come from the kernels' own stream, not PyTorch's.
-void training_dropout(Stack& s) {
-  const double p = s.at(1).to_double();
-  if (!s.at(2).to_bool() || p == 0) {
-    s.resize(1);  // the identity, as in eval mode
-    return;
-  }
-  if (p < 0 || p > 1) throw InvalidInput(fmt::format("dropout probability has to be between 0 and 1, but got {}", p));
-  const IValue x = s[0];
-  Stack mask{x, IValue(1.0 - p), IValue()};
-  find_kernel("aten::bernoulli.p")(mask);
-  Stack kept{x, mask.at(0)};
-  find_kernel("aten::mul.Tensor")(kept);
-  if (p >= 1) {
-    s = std::move(kept);  // every element dropped: zeros
-    return;
-  }
-  Stack scaled{kept.at(0), IValue(1.0 / (1.0 - p))};
-  find_kernel("aten::mul.Scalar")(scaled);
-  s = std::move(scaled);
 }
 
 class Tracer {
@@ -268,7 +244,6 @@ class Tracer {
     r.schema = n.schema() ? n.schema() : match_builtin_schema(&n);
     const std::string name = r.schema ? r.schema->full_name() : std::string(n.kind().qual_string());
     if (r.schema) r.kernel = find_kernel(name);
-    if (name == "aten::dropout" || name == "aten::feature_dropout") r.kernel = training_dropout;
     if (!r.kernel) r.kernel = find_prim_op(name);
     if (!r.kernel) r.kernel = find_prim_op(n.kind().qual_string());
     if (!r.kernel)
@@ -278,7 +253,26 @@ class Tracer {
 
   void run_operator(const Node& n, Env& env) {
     const Resolved& r = resolve(n);
-    set_outputs(n, env, run_traced_op(ctx_, n, r.schema, r.kernel, inputs_of(n, env)));
+    std::vector<Traced> out = run_traced_op(ctx_, n, r.schema, r.kernel, inputs_of(n, env));
+    if (!ctx_.traced_code) bake_erased_conversions(n, out);
+    set_outputs(n, env, std::move(out));
+  }
+
+  // `int(x.size(0))` compiles to the size alone (an int of an int is the identity), but Python's
+  // int() of a traced size bakes it: a followed number whose expression is the argument of int( or
+  // float( in the original source is baked here, as the conversion TorchScript dropped would have.
+  void bake_erased_conversions(const Node& n, std::vector<Traced>& out) {
+    if (!ctx_.source || !n.source_location()) return;
+    bool any = false;
+    for (const auto& x : out) any = any || x.number;
+    if (!any) return;
+    const std::string_view call = ctx_.source->wrapping_conversion(*n.source_location());
+    if (call.empty()) return;
+    for (auto& x : out) {
+      if (!x.number) continue;
+      bake(ctx_, x, call == "int" ? "a Python integer" : "a Python float");
+      x.number = nullptr;
+    }
   }
 
   LoadedModule& m_;
@@ -346,7 +340,9 @@ Trace trace_method(Runtime& rt, const std::string& method, std::vector<IValue> a
     b.add_argument(args[i], fmt::format("argument {}", i + 1));
     in.push_back({std::move(args[i]), nullptr});
   }
+  const TraceSource source(*m.cu);
   TraceContext ctx{b, result.warnings, options.grad_enabled};
+  ctx.source = &source;
   Tracer tracer(m, ctx);
   std::vector<Traced> out = tracer.call_method(m.root, method, std::move(in));
   const bool strict = options.strict && !is_traced_graph(*fn->inlined_graph());
