@@ -121,6 +121,7 @@ void save_trace(Runtime& rt, const std::string& method, const std::shared_ptr<Gr
 std::string InputSetCheck::status() const {
   if (!run_error.empty()) return "the first trace fails on it";
   if (graphs_differ || !assumptions.empty()) return "graphs differ";
+  if (!cannot_tell.empty() && constants_differ.empty() && outputs.empty()) return "cannot tell (graphs may differ)";
   if (!constants_differ.empty()) return "tensor constants differ";
   if (!outputs.empty()) return "outputs differ";
   return "ok";
@@ -169,7 +170,7 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   const Method first_run = plan_graph(first.graph);
   const std::vector<GraphLine> first_lines = canonical_graph_lines(*first.graph);
   TracedAssumptions assumed;
-  if (report.traced_archive) assumed = find_traced_assumptions(*first.graph, m, first_args);
+  if (report.traced_archive) assumed = find_traced_assumptions(*first.graph, m, self, first_args);
 
   // 2. Every input set.
   for (size_t k = 0; k < inputs.size(); ++k) {
@@ -193,7 +194,10 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
       // it (its shapes baked in), which the verdict counts as graphs that differ.
       if (!report.traced_archive) throw;
       set.run_error = e.what();
-      set.assumptions = broken_assumptions(assumed, read_inputs(inputs[k], own, o.method));
+      BrokenAssumptions broken = broken_assumptions(assumed, self, read_inputs(inputs[k], own, o.method));
+      set.assumptions = std::move(broken.certain);
+      set.cannot_tell = std::move(broken.cannot_tell);
+      set.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       report.sets.push_back(std::move(set));
       continue;
     }
@@ -254,7 +258,11 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
         }
       }
     }
-    if (report.traced_archive) set.assumptions = broken_assumptions(assumed, read_inputs(inputs[k], own, o.method));
+    if (report.traced_archive) {
+      BrokenAssumptions broken = broken_assumptions(assumed, self, read_inputs(inputs[k], own, o.method));
+      set.assumptions = std::move(broken.certain);
+      set.cannot_tell = std::move(broken.cannot_tell);
+    }
     set.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     report.sets.push_back(std::move(set));
   }
@@ -276,6 +284,11 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   }
   for (const auto& s : report.sets)
     if (!s.outputs.empty()) report.verdict = "outputs_differ";
+  if (report.verdict == "ok" && report.traced_archive) {
+    report.certain = false;
+    for (const auto& s : report.sets)
+      if (!s.cannot_tell.empty()) report.verdict = "graphs_differ";
+  }
   return report;
 }
 

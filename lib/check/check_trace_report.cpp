@@ -13,8 +13,18 @@ std::string where_text(const TracerWarning& w) {
   return w.where ? fmt::format("{}:{}", w.where->file, w.where->line) : std::string("<unknown>");
 }
 
+// Why a traced archive's verdict is never certain.
+std::string traced_caveat() {
+  return "cannot tell from a traced archive whether the Python would trace the same graph for every input set: a "
+         "branch on the data or on a size, or a number computed from a tensor, leaves no mark in a trace";
+}
+
 std::string verdict_text(const CheckTraceReport& r) {
+  if (r.verdict == "ok" && !r.certain)
+    return "no input set shows the trace failing to generalize; but " + traced_caveat();
   if (r.verdict == "ok") return "the trace generalizes: every input set gives the same graph and the model's outputs";
+  if (r.verdict == "graphs_differ" && !r.certain)
+    return "the trace probably does not generalize (cannot tell from a traced archive: see the input sets above)";
   if (r.verdict == "graphs_differ") return "the trace does not generalize: graphs differed across invocations";
   if (r.verdict == "outputs_differ") return "the trace does not generalize: outputs differ";
   return "the model cannot be traced: " + r.untraceable;
@@ -36,6 +46,7 @@ std::string set_details(const CheckTraceReport& r, size_t i) {
     out += "First diverging operator:\n" + s.first_difference;
   }
   for (const auto& a : s.assumptions) out += fmt::format("ERROR: Graphs would differ: {}\n", a);
+  for (const auto& c : s.cannot_tell) out += fmt::format("Cannot tell from a traced archive: {}\n", c);
   if (!s.constants_differ.empty())
     out += fmt::format("ERROR: Tensor-valued constant nodes differed in value across invocations:\n  {}\n",
                        s.constants_differ);
@@ -76,6 +87,8 @@ std::string check_trace_json(const CheckTraceReport& r) {
   j["generalizes"] = r.generalizes();
   if (!r.untraceable.empty()) j["untraceable"] = r.untraceable;
   j["traced_archive"] = r.traced_archive;
+  j["certain"] = r.certain;
+  if (r.traced_archive) j["caveat"] = traced_caveat();
   j["rtol"] = r.rtol;
   j["atol"] = r.atol ? nlohmann::ordered_json(*r.atol) : nlohmann::ordered_json("default");
   auto sets = nlohmann::ordered_json::array();
@@ -93,6 +106,7 @@ std::string check_trace_json(const CheckTraceReport& r) {
       e["first_difference"] = s.first_difference;
     }
     if (!s.assumptions.empty()) e["broken_assumptions"] = s.assumptions;
+    if (!s.cannot_tell.empty()) e["cannot_tell"] = s.cannot_tell;
     if (!s.constants_differ.empty()) e["tensor_constants_differ"] = s.constants_differ;
     if (!s.run_error.empty()) e["run_error"] = s.run_error;
     auto outs = nlohmann::ordered_json::array();
