@@ -52,7 +52,7 @@ struct InputSetCheck {
   std::vector<std::string> assumptions;  // what the traced archive assumes that this set breaks
   std::vector<std::string> cannot_tell;  // what may break, which a traced archive cannot decide
   std::vector<TracerWarning> warnings;   // of the trace on this set
-  double seconds = 0;
+  double seconds = 0;  // elapsed: tracing this set, comparing, running (set 1: making the first trace too)
   bool ok() const {
     return run_error.empty() && !graphs_differ && constants_differ.empty() && outputs.empty() && assumptions.empty() &&
            cannot_tell.empty();
@@ -72,6 +72,7 @@ struct CheckTraceReport {
   std::shared_ptr<Graph> trace;               // the first trace
   double rtol = 0;
   std::optional<double> atol;
+  double seconds = 0;  // elapsed, loading the model included
   bool generalizes() const { return verdict == "ok"; }
 };
 

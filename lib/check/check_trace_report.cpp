@@ -89,6 +89,7 @@ std::string check_trace_json(const CheckTraceReport& r) {
   j["traced_archive"] = r.traced_archive;
   j["certain"] = r.certain;
   if (r.traced_archive) j["caveat"] = traced_caveat();
+  j["seconds"] = r.seconds;
   j["rtol"] = r.rtol;
   j["atol"] = r.atol ? nlohmann::ordered_json(*r.atol) : nlohmann::ordered_json("default");
   auto sets = nlohmann::ordered_json::array();
@@ -126,29 +127,26 @@ std::string check_trace_json(const CheckTraceReport& r) {
 
 std::string check_trace_junit(const CheckTraceReport& r) {
   size_t failures = 0;
-  double seconds = 0;
-  for (const auto& s : r.sets) {
-    failures += s.ok() ? 0 : 1;
-    seconds += s.seconds;
-  }
+  const double seconds = r.seconds;
+  for (const auto& s : r.sets) failures += s.ok() ? 0 : 1;
   const bool untraceable = r.verdict == "untraceable";
   const size_t tests = untraceable ? 1 : r.sets.size();
   if (untraceable) failures = 1;
   const std::string suite = xml_escape(fmt::format("check-trace {} ({})", r.model, r.method));
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"jitctl check-trace\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.3f}\">\n",
+  out += fmt::format("<testsuites name=\"jitctl check-trace\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
                      tests, failures, seconds);
-  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n",
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.6f}\">\n",
                      suite, tests, failures, seconds);
   const std::string classname = xml_escape(fmt::format("check-trace.{}", r.model));
   if (untraceable) {
-    out += fmt::format("    <testcase classname=\"{}\" name=\"trace\" time=\"0\">\n", classname);
+    out += fmt::format("    <testcase classname=\"{}\" name=\"trace\" time=\"{:.6f}\">\n", classname, seconds);
     out += fmt::format("      <failure type=\"untraceable\" message=\"{}\"/>\n", xml_escape(r.untraceable));
     out += "    </testcase>\n";
   }
   for (size_t i = 0; !untraceable && i < r.sets.size(); ++i) {
     const InputSetCheck& s = r.sets[i];
-    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", classname, xml_escape(set_label(r, i)),
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"", classname, xml_escape(set_label(r, i)),
                        s.seconds);
     if (s.ok()) {
       out += "/>\n";
