@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <algorithm>
+#include <map>
+#include <set>
 
 #include "lib/check/graph_diff.h"
 #include "lib/check/output_compare.h"
 #include "lib/check/traced_assumptions.h"
 #include "lib/core/error.h"
 #include "lib/frontend/graph_function.h"
+#include "lib/frontend/ir_emitter.h"
 #include "lib/ir/constants.h"
 #include "lib/ir/graph_printer.h"
 #include "lib/runtime/inputs.h"
@@ -109,10 +113,118 @@ std::string first_difference(const GraphDiff& d) {
   return show("first trace", a) + show("this trace ", b);
 }
 
-void save_trace(Runtime& rt, const std::string& method, const std::shared_ptr<Graph>& trace, const std::string& path) {
+const ObjectData* module_at(const IValue& root, const std::string& path) {
+  const IValue* v = &root;
+  size_t start = 0;
+  while (start <= path.size()) {
+    if (!v->is_object()) return nullptr;
+    const size_t dot = path.find('.', start);
+    const std::string atom = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    v = v->to_object()->attr(atom);
+    if (!v) return nullptr;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return v->is_object() ? v->to_object().get() : nullptr;
+}
+
+// The number of arguments (self included) a class's method declares; nullopt without one.
+std::optional<size_t> declared_arguments(LoadedModule& m, const std::string& cls, const std::string& method) {
+  const auto* fn = m.cu->find_method(cls, method);
+  if (!fn) return std::nullopt;
+  return schema_of(*m.cu, *fn).arguments.size();
+}
+
+void module_objects(const IValue& v, std::map<std::string, std::vector<const ObjectData*>>& out) {
+  if (!v.is_object()) return;
+  const ObjectData& o = *v.to_object();
+  auto& list = out[o.type_name];
+  if (std::find(list.begin(), list.end(), &o) != list.end()) return;
+  list.push_back(&o);
+  for (const auto& [name, a] : o.attrs) module_objects(a, out);
+}
+
+// A traced module declares its parameters and buffers as they are (`bias : Tensor`), where a
+// scripted class may declare them Optional (nn.Conv2d's bias): the classes whose methods the
+// trace replaces take the traced module's declarations, when every object of the class holds a
+// tensor there.
+void refine_optional_tensors(LoadedModule& m, const std::map<std::pair<std::string, std::string>, const TracedMethod*>& chosen) {
+  std::map<std::string, std::vector<const ObjectData*>> objects;
+  module_objects(m.root, objects);
+  std::set<std::string> classes;
+  for (const auto& [key, tm] : chosen) classes.insert(key.first);
+  for (const auto& name : classes) {
+    auto cls = m.cu->find_class(name);
+    if (!cls) continue;
+    std::vector<std::string> refine;
+    for (const auto& a : cls->attributes()) {
+      if (a.kind == ClassType::AttributeKind::Regular || a.type->kind() != TypeKind::Optional ||
+          a.type->contained()[0]->kind() != TypeKind::Tensor)
+        continue;
+      bool all_tensors = true;
+      for (const ObjectData* o : objects[name]) {
+        const IValue* v = o->attr(a.name);
+        all_tensors = all_tensors && v && v->is_tensor() && v->to_tensor().defined();
+      }
+      if (all_tensors) refine.push_back(a.name);
+    }
+    for (const auto& a : refine) cls->set_attribute_type(a, TensorType::get());
+  }
+}
+
+// Writes the trace as torch.jit.trace's module holds it: the traced method calling each submodule's
+// traced methods, which take the place of (or, for a module called again, join) the methods of the
+// submodule's class -- so that PyTorch's `.inlined_graph` of the archive inlines them as it does
+// for its own traced modules. A scripted archive shares a class among equal submodules: when two
+// of them traced differently, or a traced method does not fit the class's declared arguments, the
+// trace is written as one method instead.
+void save_trace(Runtime& rt, const std::string& method, const Trace& trace, const std::string& path) {
   LoadedModule& m = rt.loaded_module();
+  std::map<std::pair<std::string, std::string>, const TracedMethod*> chosen;
+  bool structured = trace.calls && declared_arguments(m, m.class_name, method) == trace.calls->inputs().size();
+  for (const auto& tm : trace.methods) {
+    const ObjectData* obj = structured ? module_at(m.root, tm.module) : nullptr;
+    if (!obj) {
+      structured = false;
+      break;
+    }
+    const auto key = std::make_pair(obj->type_name, tm.name);
+    if (auto it = chosen.find(key); it != chosen.end()) {
+      structured = canonical_graph_text(*it->second->graph) == canonical_graph_text(*tm.graph);
+      if (!structured) break;
+      continue;
+    }
+    const auto declared = declared_arguments(m, obj->type_name, tm.name);
+    if (declared && *declared != tm.graph->inputs().size()) {
+      structured = false;
+      break;
+    }
+    chosen[key] = &tm;
+  }
   GraphOverrides overrides;
-  overrides[{m.class_name, method}] = trace;
+  if (!structured) {
+    overrides[{m.class_name, method}] = trace.graph;
+    export_module(m, path, overrides);
+    return;
+  }
+  overrides[{m.class_name, method}] = trace.calls;
+  refine_optional_tensors(m, chosen);
+  for (const auto& [key, tm] : chosen) {
+    overrides[key] = tm->graph;
+    if (declared_arguments(m, key.first, key.second)) continue;
+    // A second call's method (forward1): declared from its graph, as PyTorch declares it.
+    auto cls = m.cu->find_class(key.first);
+    if (!cls) throw std::logic_error("save-trace: no class " + key.first);
+    MethodSignature sig;
+    sig.name = key.second;
+    const Graph& g = *tm->graph;
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Value* v = g.inputs()[i];
+      sig.arguments.push_back({i == 0 ? "self" : v->has_debug_name() ? v->debug_name_base() : fmt::format("argument_{}", i), v->type()});
+    }
+    sig.returns.push_back({"", g.outputs().at(0)->type()});
+    cls->add_method(std::move(sig));
+  }
   export_module(m, path, overrides);
 }
 
@@ -172,7 +284,6 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
     while (!s.empty() && s.back() == '\n') s.pop_back();
     report.nondeterministic.push_back(s);
   }
-  if (!o.save_trace.empty()) save_trace(rt, o.method, first.graph, o.save_trace);
   const Method first_run = plan_graph(first.graph);
   const std::vector<GraphLine> first_lines = canonical_graph_lines(*first.graph);
   TracedAssumptions assumed;
@@ -276,6 +387,7 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
     report.sets.push_back(std::move(set));
   }
   report.seconds = since(start);
+  if (!o.save_trace.empty()) save_trace(rt, o.method, first, o.save_trace);
 
   // 3. The verdict, in PyTorch's order.
   report.verdict = "ok";

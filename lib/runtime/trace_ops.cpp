@@ -326,12 +326,39 @@ class OpRecorder {
     }
   }
 
+  // PyTorch's tracer records the convolutions F.conv1d/conv2d/conv_transpose1d/2d call as
+  // aten::_convolution, with the backend flags of the run (no cudnn benchmark, not deterministic,
+  // cudnn enabled, tf32 allowed): the recorded arguments rearranged.
+  std::optional<std::vector<Value*>> as_convolution(const std::vector<Value*>& a) {
+    const bool conv = full_ == "aten::conv1d" || full_ == "aten::conv2d";
+    const bool transposed = full_ == "aten::conv_transpose1d" || full_ == "aten::conv_transpose2d.input";
+    if ((!conv && !transposed) || a.size() != (conv ? 7u : 8u)) return std::nullopt;
+    auto flag = [&](bool v) { return b_.constant(IValue(v)); };
+    if (conv) {
+      // (input, weight, bias, stride, padding, dilation, groups)
+      const size_t n = full_ == "aten::conv1d" ? 1 : 2;
+      std::vector<Value*> zeros;
+      for (size_t i = 0; i < n; ++i) zeros.push_back(b_.constant(IValue(int64_t{0})));
+      Value* output_padding = b_.insert(b_.graph()->create_list(IntType::get(), zeros), false)->output();
+      return std::vector<Value*>{a[0], a[1], a[2], a[3], a[4], a[5], flag(false), output_padding, a[6],
+                                 flag(false), flag(false), flag(true), flag(true)};
+    }
+    // (input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return std::vector<Value*>{a[0], a[1], a[2], a[3], a[4], a[7], flag(true), a[5], a[6],
+                               flag(false), flag(false), flag(true), flag(true)};
+  }
+
   std::vector<Traced> record_tensor_op() {
     fill_python_defaults();
     std::vector<Value*> args;
     for (size_t i = 0; i < s_->arguments.size() && i < in_.size(); ++i) args.push_back(record_argument(i));
     Stack out = run_kernel(k_, in_);
-    Node* node = b_.graph()->create(n_.kind(), args, 0);
+    Symbol kind = n_.kind();
+    if (auto conv = as_convolution(args)) {
+      kind = Symbol::aten("_convolution");
+      args = std::move(*conv);
+    }
+    Node* node = b_.graph()->create(kind, args, 0);
     std::vector<std::pair<size_t, Value*>> tensor_lists;
     for (size_t r = 0; r < s_->returns.size(); ++r) {
       Value* o = node->add_output();

@@ -350,7 +350,10 @@ Trace trace_method(Runtime& rt, const std::string& method, std::vector<IValue> a
   b.graph()->set_insert_point(b.graph()->block());
   b.graph()->register_output(output_value(b, out.at(0), 0, strict));
   result.result = out.at(0).v;
-  result.graph = lay_out_trace(*b.graph());
+  TraceLayout layout = lay_out_trace(*b.graph());
+  result.graph = std::move(layout.inlined);
+  result.calls = std::move(layout.calls);
+  result.methods = std::move(layout.methods);
   return result;
 }
 
