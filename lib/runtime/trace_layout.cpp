@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lib/frontend/schema_matching.h"
 #include "passes/dead_code_elimination.h"
 #include "passes/inliner.h"
 #include "passes/lower_simple_tuples.h"
@@ -181,6 +182,17 @@ void returns_to_tuples(Graph& g, Block* b) {
   }
 }
 
+// The schemas of the recorded operators (a clone drops them), which dead code elimination's alias
+// analysis reads: an in-place write to a buffer (BatchNorm's num_batches_tracked.add_(1)) is kept, as
+// PyTorch keeps it.
+void attach_schemas(Block* b) {
+  for (Node* n : b->nodes()) {
+    if (!n->schema() && n->kind().is_aten())
+      if (const FunctionSchema* s = match_builtin_schema(n)) n->set_schema(s);
+    for (Block* sub : n->blocks()) attach_schemas(sub);
+  }
+}
+
 // Each scope block becomes a graph (values it reads from outside become its inputs) called by a
 // prim::CallMethod; the callee graphs are kept by method name for the inliner.
 class Methods {
@@ -258,6 +270,7 @@ class Methods {
       if (!n->outputs().empty()) n->output(0)->replace_all_uses_with(call->output());
       n->destroy();
       // The clean-up PyTorch runs on every traced method.
+      attach_schemas(graph->block());
       lower_simple_tuples(*graph);
       eliminate_dead_code(*graph);
       graphs_[name] = std::move(graph);
@@ -277,6 +290,7 @@ TraceLayout lay_out_trace(Graph& recorded) {
   returns_to_tuples(recorded, recorded.block());
   Methods methods;
   methods.lift(recorded, recorded.block());
+  attach_schemas(recorded.block());
   lower_simple_tuples(recorded);
   eliminate_dead_code(recorded);
   TraceLayout layout;

@@ -226,6 +226,12 @@ class OpRecorder {
       if (x.number) bake(ctx_, x, "a Python number");
     Stack out = run_kernel(k_, in_);
     const Tensor& t = out[0].to_tensor();
+    // The compiler's own torch.tensor (no source location): the number a subscript assignment
+    // `y[mask] = 0.0` writes, which Python's __setitem__ wraps into a tensor constant itself.
+    if (!n_.source_location() || n_.source_location()->file.empty()) {
+      b_.set_value(t, b_.constant(IValue(t)));
+      return plain(std::move(out));
+    }
     ctx_.warn_baked("torch.tensor() results are registered as constants in the trace", IValue());
     Value* c = b_.constant(IValue(t));
     Node* to = b_.graph()->create(aten::to, {c, b_.constant(IValue(t.device())),
