@@ -178,10 +178,51 @@ void refine_optional_tensors(LoadedModule& m, const std::map<std::pair<std::stri
 // for its own traced modules. A scripted archive shares a class among equal submodules: when two
 // of them traced differently, or a traced method does not fit the class's declared arguments, the
 // trace is written as one method instead.
+bool calls_method(const Block& b, const std::set<std::pair<std::string, std::string>>& methods) {
+  for (const Node* n : b.nodes()) {
+    if (n->kind() == prim::CallMethod && !n->inputs().empty())
+      if (const auto* cls = n->input(0)->type()->cast<ClassType>();
+          cls && methods.count({cls->qualified_name(), n->s(attr::name)}))
+        return true;
+    for (const Block* sub : n->blocks())
+      if (calls_method(*sub, methods)) return true;
+  }
+  return false;
+}
+
+// Does code the trace does not replace call one of `methods` (whose arguments the trace changes)?
+bool called_elsewhere(LoadedModule& m, const std::set<std::pair<std::string, std::string>>& methods,
+                      const GraphOverrides& overrides) {
+  if (methods.empty()) return false;
+  std::map<std::string, std::vector<const ObjectData*>> objects;
+  module_objects(m.root, objects);
+  for (const auto& [name, objs] : objects) {
+    auto cls = m.cu->find_class(name);
+    if (!cls) continue;
+    for (const auto& sig : cls->methods()) {
+      if (overrides.count({name, sig.name})) continue;
+      GraphFunction* fn = m.cu->graph_function(name, sig.name);
+      if (fn && calls_method(*fn->graph()->block(), methods)) return true;
+    }
+  }
+  return false;
+}
+
+// Writes the trace as torch.jit.trace's module holds it: the traced method calling each submodule's
+// traced methods, which take the place of (or, for a module called again, join) the methods of the
+// submodule's class -- so that PyTorch's `.inlined_graph` of the archive inlines them as it does
+// for its own traced modules. A traced method takes the tensors it was called with (nn.GRU's
+// forward takes its input alone); it is declared so, unless code the trace does not replace calls
+// it. A scripted archive shares a class among equal submodules: when two of them traced
+// differently (a Conv2d with a bias and one without), or a method whose arguments change is
+// called elsewhere, the trace is written as one method instead.
 void save_trace(Runtime& rt, const std::string& method, const Trace& trace, const std::string& path) {
   LoadedModule& m = rt.loaded_module();
   std::map<std::pair<std::string, std::string>, const TracedMethod*> chosen;
-  bool structured = trace.calls && declared_arguments(m, m.class_name, method) == trace.calls->inputs().size();
+  std::set<std::pair<std::string, std::string>> resigned;
+  bool structured = trace.calls != nullptr;
+  if (structured && declared_arguments(m, m.class_name, method) != trace.calls->inputs().size())
+    resigned.insert({m.class_name, method});
   for (const auto& tm : trace.methods) {
     const ObjectData* obj = structured ? module_at(m.root, tm.module) : nullptr;
     if (!obj) {
@@ -195,22 +236,23 @@ void save_trace(Runtime& rt, const std::string& method, const Trace& trace, cons
       continue;
     }
     const auto declared = declared_arguments(m, obj->type_name, tm.name);
-    if (declared && *declared != tm.graph->inputs().size()) {
-      structured = false;
-      break;
-    }
+    if (declared && *declared != tm.graph->inputs().size()) resigned.insert(key);
     chosen[key] = &tm;
   }
   GraphOverrides overrides;
+  if (structured) {
+    overrides[{m.class_name, method}] = trace.calls;
+    for (const auto& [key, tm] : chosen) overrides[key] = tm->graph;
+    structured = !called_elsewhere(m, resigned, overrides);
+  }
   if (!structured) {
+    overrides.clear();
     overrides[{m.class_name, method}] = trace.graph;
     export_module(m, path, overrides);
     return;
   }
-  overrides[{m.class_name, method}] = trace.calls;
   refine_optional_tensors(m, chosen);
   for (const auto& [key, tm] : chosen) {
-    overrides[key] = tm->graph;
     if (declared_arguments(m, key.first, key.second)) continue;
     // A second call's method (forward1): declared from its graph, as PyTorch declares it.
     auto cls = m.cu->find_class(key.first);

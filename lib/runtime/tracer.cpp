@@ -214,9 +214,41 @@ class Tracer {
     set_outputs(n, env, std::move(out));
   }
 
+  // `for row in x` over a tensor compiles to a loop over aten::len(x) selecting row i at the loop's
+  // own location; Python iterates a tensor through x.unbind(0), which its tracer records once, each
+  // row an output of the unpacked list. The body's select, or nullptr for any other loop.
+  static const Node* tensor_iteration(const Node& loop) {
+    const Node* len = loop.input(0)->node();
+    if (len->kind().qual_string() != std::string_view("aten::len") || len->inputs().size() != 1 ||
+        len->input(0)->type()->kind() != TypeKind::Tensor)
+      return nullptr;
+    const Block& body = *loop.blocks()[0];
+    for (const Node* s : body.nodes()) {
+      if (s->kind() != aten::select || s->inputs().size() != 3 || s->input(0) != len->input(0) ||
+          s->input(2) != body.inputs()[0] || s->source_location() != loop.source_location())
+        continue;
+      auto dim = to_ivalue(s->input(1));
+      if (dim && dim->is(IValue::Kind::Int) && dim->to_int() == 0) return s;
+    }
+    return nullptr;
+  }
+
+  void record_rows(const Node& select, const Tensor& x) {
+    Graph& g = *b_.graph();
+    Node* unbind = b_.insert(g.create(Symbol::aten("unbind"), {b_.value_of(x), b_.constant(IValue(int64_t{0}))}));
+    unbind->output()->set_type(ListType::create(TensorType::get()));
+    Node* unpack = b_.insert(g.create_list_unpack(unbind->output(), static_cast<size_t>(x.dim() > 0 ? x.sizes()[0] : 0)), false);
+    std::vector<Value*> rows(unpack->outputs().begin(), unpack->outputs().end());
+    rows_[&select] = std::move(rows);
+  }
+
   void run_loop(const Node& n, Env& env) {
     const int64_t trips = bake(ctx_, get(env, n.input(0)), "a Python index").to_int();
     const Block& body = *n.blocks()[0];
+    if (const Node* select = tensor_iteration(n)) {
+      const IValue& x = get(env, select->input(0)).v;
+      if (x.is_tensor() && x.to_tensor().dim() > 0 && x.to_tensor().sizes()[0] == trips) record_rows(*select, x.to_tensor());
+    }
     b_.set_location(n.source_location());
     bool cond = bake(ctx_, get(env, n.input(1)), "a Python boolean").to_bool();
     std::vector<Traced> carried;
@@ -253,6 +285,16 @@ class Tracer {
 
   void run_operator(const Node& n, Env& env) {
     const Resolved& r = resolve(n);
+    if (auto rows = rows_.find(&n); rows != rows_.end()) {
+      // A row of a tensor iterated by the loop: what the recorded unbind unpacked.
+      Stack s;
+      for (Value* v : n.inputs()) s.push_back(get(env, v).v);
+      r.kernel(s);
+      const int64_t i = get(env, n.input(2)).v.to_int();
+      if (i >= 0 && static_cast<size_t>(i) < rows->second.size()) b_.set_value(s.at(0).to_tensor(), rows->second[static_cast<size_t>(i)]);
+      env[n.output()] = {s.at(0), nullptr};
+      return;
+    }
     std::vector<Traced> out = run_traced_op(ctx_, n, r.schema, r.kernel, inputs_of(n, env));
     if (!ctx_.traced_code) bake_erased_conversions(n, out);
     set_outputs(n, env, std::move(out));
@@ -281,6 +323,7 @@ class Tracer {
   size_t depth_ = 0;
   std::unordered_map<const Graph*, bool> traced_;
   std::unordered_map<const Node*, Resolved> ops_;
+  std::unordered_map<const Node*, std::vector<Value*>> rows_;  // tensor iterations' selects -> rows
 };
 
 // The trace's outputs, as PyTorch's TracingState::getOutput registers them.
