@@ -404,6 +404,8 @@ class OpRecorder {
     if (full_ == "aten::add.t") return concat();
     if (full_ == "aten::list.t" || full_ == "aten::copy.t") return copy_list();
     if (full_ == "aten::_set_item.t") return set_item();
+    if (ctx_.keep_numbers && any_number())
+      if (auto r = kept_number()) return *r;
     if ((name_ == "prim::min" || name_ == "prim::max") && in_.size() == 2 && any_number()) {
       if (auto r = python_min_max()) return *r;
     }
@@ -522,6 +524,46 @@ class OpRecorder {
       numbers[static_cast<size_t>(i)] = in_[2].number;
       b_.set_item_numbers(in_[0].v, numbers);
     }
+    return out;
+  }
+
+  // The tracing branch of library code, F.interpolate's output size
+  // `torch.floor((size.float() * torch.tensor(scale, dtype=torch.float32)).float())`: float() of a
+  // size is recorded as aten::to float32, its product with a Python float as that expression,
+  // math.floor as aten::floor; int() keeps the tensor (the operator taking it converts it);
+  // nullopt for anything else.
+  Value* to_float32(Value* v) {
+    return b_.insert(b_.graph()->create(aten::to, {v, b_.constant(IValue(static_cast<int64_t>(DType::Float32))),
+                                                  b_.constant(IValue(false)), b_.constant(IValue(false)), b_.none()}))
+        ->output();
+  }
+
+  std::optional<std::vector<Traced>> kept_number() {
+    Graph& g = *b_.graph();
+    Value* result = nullptr;
+    // size.float() * torch.tensor(scale, dtype=torch.float32), then .float() again.
+    if (name_ == "aten::mul" && in_.size() == 2 && in_[0].number && in_[1].v.is(K::Double)) {
+      Tensor scale = Tensor::empty(DType::Float32, {});
+      *static_cast<float*>(scale.mutable_data()) = static_cast<float>(in_[1].v.to_double());
+      Node* to = b_.insert(g.create(aten::to, {b_.constant(IValue(scale)), b_.constant(IValue(Device{})),
+                                               b_.constant(IValue(static_cast<int64_t>(DType::Float32))),
+                                               b_.constant(IValue(false)), b_.constant(IValue(false)), b_.none()}));
+      Node* detach = b_.insert(g.create(aten::detach, {to->output()}));
+      Node* mul = b_.insert(g.create(aten::mul, {in_[0].number, detach->output()}));
+      result = to_float32(mul->output());
+    } else if (in_.size() != 1 || !in_[0].number) {
+      return std::nullopt;
+    } else if (name_ == "aten::Float") {
+      result = to_float32(in_[0].number);
+    } else if (name_ == "aten::floor" || name_ == "aten::ceil") {
+      result = b_.insert(g.create(Symbol::from_qual_string(name_), {in_[0].number}))->output();
+    } else if (name_ == "aten::Int") {
+      result = in_[0].number;
+    } else {
+      return std::nullopt;
+    }
+    std::vector<Traced> out = plain(run_kernel(k_, in_));
+    out[0].number = result;
     return out;
   }
 

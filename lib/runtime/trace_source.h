@@ -28,13 +28,21 @@ class TraceSource {
   // conversions `int(` or `float(`: "int" or "float"; "" otherwise.
   std::string_view wrapping_conversion(const SourceLocation& loc) const;
 
+  // Is `loc` in the `else:` of an `if ... torch._C._get_tracing_state():`? Library code keeps
+  // sizes traced in the tracing branch (F.interpolate computes its output size with tensor ops
+  // there); TorchScript compiled only the other one, whose int()/float() of sizes stand for it.
+  bool in_untraced_branch(const SourceLocation& loc) const;
+
  private:
   struct Text {
     int64_t first_line = 0;
     std::shared_ptr<const std::string> text;
     std::vector<size_t> line_starts;
+    std::string_view line(size_t index) const;
   };
+  const Text* text_of(const std::string& file, uint32_t line) const;
   std::map<std::string, std::vector<Text>> files_;
+  mutable std::map<std::pair<std::string, uint32_t>, bool> untraced_;
 };
 
 }  // namespace jitctl

@@ -295,8 +295,12 @@ class Tracer {
       env[n.output()] = {s.at(0), nullptr};
       return;
     }
+    const bool keep = !ctx_.traced_code && ctx_.source && n.source_location() &&
+                      ctx_.source->in_untraced_branch(*n.source_location());
+    ctx_.keep_numbers = keep;
     std::vector<Traced> out = run_traced_op(ctx_, n, r.schema, r.kernel, inputs_of(n, env));
-    if (!ctx_.traced_code) bake_erased_conversions(n, out);
+    ctx_.keep_numbers = false;
+    if (!ctx_.traced_code && !keep) bake_erased_conversions(n, out);
     set_outputs(n, env, std::move(out));
   }
 

@@ -462,6 +462,71 @@ class BatchNormTrain(nn.Module):
         return self.bn(self.fc(x))
 
 
+class InterpRecompute(nn.Module):
+    """F.interpolate(recompute_scale_factor=True): Python's tracing branch keeps the size traced."""
+    def forward(self, x):
+        return F.interpolate(x, scale_factor=1.5, mode="bilinear", align_corners=False, recompute_scale_factor=True)
+
+
+class RangeLen(nn.Module):
+    """for i in range(len(x)): len() of a tensor is a Python int."""
+    def forward(self, x):
+        out = torch.zeros_like(x[0])
+        for i in range(len(x)):
+            out = out + x[i] * float(i)
+        return out
+
+
+class ArangeSize(nn.Module):
+    def forward(self, x):
+        pos = torch.arange(x.size(1), dtype=torch.float32)
+        return x + pos
+
+
+class ExpandRows(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.bias = nn.Parameter(torch.randn(1, 4))
+
+    def forward(self, x):
+        return x + self.bias.expand(x.size(0), -1)
+
+
+class SharedTwice(nn.Module):
+    """One submodule called twice (forward, forward1 in the traced module)."""
+    def __init__(self):
+        super().__init__()
+        self.block = nn.Sequential(nn.Linear(6, 6), nn.Tanh())
+        self.head = nn.Linear(6, 2)
+
+    def forward(self, x):
+        return self.head(self.block(self.block(x)))
+
+
+class CatLoop(nn.Module):
+    def forward(self, x):
+        parts = []
+        for i in range(x.size(0)):
+            parts.append(x[i:i + 1] * 2.0)
+        return torch.cat(parts, 0)
+
+
+class TupleOut(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x) -> Tuple[Tensor, Tensor]:
+        y = self.fc(x)
+        return y, y.softmax(-1)
+
+
+class ShapeTupleView(nn.Module):
+    def forward(self, x):
+        shape = x.shape
+        return x.reshape(shape[0] * shape[1], shape[2]).mean(0)
+
+
 # ---- the cases: (module, input sets) ----
 
 def cases():
@@ -568,6 +633,20 @@ def cases():
         lambda: (EncoderLayerEval(), [(r(2, 5, 16),), (r(3, 4, 16),)]))
     case("upsample_scale", "feed_forward", "F.interpolate(scale_factor=2) + conv, image size varies")(
         lambda: (UpsampleScale(), [(r(1, 2, 4, 4),), (r(2, 2, 6, 5),)]))
+    case("interp_recompute", "feed_forward", "bilinear interpolate, recompute_scale_factor=True, image size varies")(
+        lambda: (InterpRecompute(), [(r(1, 2, 4, 4),), (r(1, 2, 6, 8),)]))
+    case("range_len", "shape", "for i in range(len(x)): len() of a tensor, rows differ")(
+        lambda: (RangeLen(), [(r(3, 2),), (r(4, 2),)]))
+    case("range_len_same", "shape", "for i in range(len(x)), same rows")(lambda: (RangeLen(), [(r(3, 2),), (r(3, 5),)]))
+    case("arange_size", "slice", "x + arange(x.size(1))")(lambda: (ArangeSize(), [(r(2, 3),), (r(4, 6),)]))
+    case("expand_rows", "slice", "bias.expand(x.size(0), -1)")(lambda: (ExpandRows(), [(r(2, 4),), (r(5, 4),)]))
+    case("shared_twice", "feed_forward", "one submodule called twice, batch varies")(
+        lambda: (SharedTwice(), [(r(2, 6),), (r(3, 6),)]))
+    case("cat_loop", "shape", "cat of rows appended in a loop over x.size(0)")(lambda: (CatLoop(), [(r(2, 3),), (r(3, 3),)]))
+    case("cat_loop_same", "shape", "cat of rows appended in a loop, same rows")(lambda: (CatLoop(), [(r(2, 3),), (r(2, 5),)]))
+    case("tuple_out", "feed_forward", "returns (logits, softmax)")(lambda: (TupleOut(), [(r(2, 4),), (r(6, 4),)]))
+    case("shape_tuple_view", "slice", "shape = x.shape; reshape(shape[0] * shape[1], shape[2])")(
+        lambda: (ShapeTupleView(), [(r(2, 3, 4),), (r(3, 5, 4),)]))
     case("batchnorm_train", "feed_forward", "linear + BatchNorm1d in training mode (batch statistics)", train=True)(
         lambda: (BatchNormTrain(), [(r(4, 6),), (r(7, 6),)]))
 
