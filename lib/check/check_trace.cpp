@@ -172,54 +172,70 @@ void refine_optional_tensors(LoadedModule& m, const std::map<std::pair<std::stri
   }
 }
 
-// Writes the trace as torch.jit.trace's module holds it: the traced method calling each submodule's
-// traced methods, which take the place of (or, for a module called again, join) the methods of the
-// submodule's class -- so that PyTorch's `.inlined_graph` of the archive inlines them as it does
-// for its own traced modules. A scripted archive shares a class among equal submodules: when two
-// of them traced differently, or a traced method does not fit the class's declared arguments, the
-// trace is written as one method instead.
-bool calls_method(const Block& b, const std::set<std::pair<std::string, std::string>>& methods) {
+using MethodKey = std::pair<std::string, std::string>;
+
+void called_methods(const Block& b, std::vector<MethodKey>& out) {
   for (const Node* n : b.nodes()) {
     if (n->kind() == prim::CallMethod && !n->inputs().empty())
-      if (const auto* cls = n->input(0)->type()->cast<ClassType>();
-          cls && methods.count({cls->qualified_name(), n->s(attr::name)}))
-        return true;
-    for (const Block* sub : n->blocks())
-      if (calls_method(*sub, methods)) return true;
+      if (const auto* cls = n->input(0)->type()->cast<ClassType>()) out.push_back({cls->qualified_name(), n->s(attr::name)});
+    for (const Block* sub : n->blocks()) called_methods(*sub, out);
   }
-  return false;
 }
 
-// Does code the trace does not replace call one of `methods` (whose arguments the trace changes)?
-bool called_elsewhere(LoadedModule& m, const std::set<std::pair<std::string, std::string>>& methods,
-                      const GraphOverrides& overrides) {
-  if (methods.empty()) return false;
+// The code the saved trace keeps: every method of a class the trace replaces no method of, and of
+// the traced classes what the root's other methods reach through calls. A traced class's other
+// methods go (torch.jit.trace's modules have only their traced methods): `drop` lists them.
+// Returns false when kept code calls one of `resigned` (methods whose arguments the trace changes).
+bool keep_code(LoadedModule& m, const std::string& traced_method, const std::set<MethodKey>& resigned,
+               const GraphOverrides& overrides, std::vector<MethodKey>& drop) {
   std::map<std::string, std::vector<const ObjectData*>> objects;
   module_objects(m.root, objects);
+  std::set<std::string> traced;
+  for (const auto& [key, g] : overrides) traced.insert(key.first);
+  std::set<MethodKey> kept;
+  std::vector<MethodKey> queue;
   for (const auto& [name, objs] : objects) {
     auto cls = m.cu->find_class(name);
     if (!cls) continue;
     for (const auto& sig : cls->methods()) {
-      if (overrides.count({name, sig.name})) continue;
-      GraphFunction* fn = m.cu->graph_function(name, sig.name);
-      if (fn && calls_method(*fn->graph()->block(), methods)) return true;
+      const bool root_other = name == m.class_name && sig.name != traced_method;
+      if (!traced.count(name) || root_other) queue.push_back({name, sig.name});
     }
   }
-  return false;
+  while (!queue.empty()) {
+    const MethodKey key = queue.back();
+    queue.pop_back();
+    if (overrides.count(key) || !kept.insert(key).second) continue;
+    GraphFunction* fn = m.cu->graph_function(key.first, key.second);
+    if (!fn) continue;
+    std::vector<MethodKey> calls;
+    called_methods(*fn->graph()->block(), calls);
+    for (const auto& c : calls) {
+      if (resigned.count(c)) return false;
+      queue.push_back(c);
+    }
+  }
+  for (const auto& name : traced) {
+    auto cls = m.cu->find_class(name);
+    if (!cls) continue;
+    for (const auto& sig : cls->methods())
+      if (!overrides.count({name, sig.name}) && !kept.count({name, sig.name})) drop.push_back({name, sig.name});
+  }
+  return true;
 }
 
 // Writes the trace as torch.jit.trace's module holds it: the traced method calling each submodule's
 // traced methods, which take the place of (or, for a module called again, join) the methods of the
 // submodule's class -- so that PyTorch's `.inlined_graph` of the archive inlines them as it does
 // for its own traced modules. A traced method takes the tensors it was called with (nn.GRU's
-// forward takes its input alone); it is declared so, unless code the trace does not replace calls
-// it. A scripted archive shares a class among equal submodules: when two of them traced
-// differently (a Conv2d with a bias and one without), or a method whose arguments change is
-// called elsewhere, the trace is written as one method instead.
+// forward takes its input alone); it is declared so. The traced classes keep only the methods the
+// root's other methods still call (keep_code). A scripted archive shares a class among equal
+// submodules: when two of them traced differently (a Conv2d with a bias and one without), or kept
+// code calls a method whose arguments change, the trace is written as one method instead.
 void save_trace(Runtime& rt, const std::string& method, const Trace& trace, const std::string& path) {
   LoadedModule& m = rt.loaded_module();
-  std::map<std::pair<std::string, std::string>, const TracedMethod*> chosen;
-  std::set<std::pair<std::string, std::string>> resigned;
+  std::map<MethodKey, const TracedMethod*> chosen;
+  std::set<MethodKey> resigned;
   bool structured = trace.calls != nullptr;
   if (structured && declared_arguments(m, m.class_name, method) != trace.calls->inputs().size())
     resigned.insert({m.class_name, method});
@@ -240,10 +256,11 @@ void save_trace(Runtime& rt, const std::string& method, const Trace& trace, cons
     chosen[key] = &tm;
   }
   GraphOverrides overrides;
+  std::vector<MethodKey> drop;
   if (structured) {
     overrides[{m.class_name, method}] = trace.calls;
     for (const auto& [key, tm] : chosen) overrides[key] = tm->graph;
-    structured = !called_elsewhere(m, resigned, overrides);
+    structured = keep_code(m, method, resigned, overrides, drop);
   }
   if (!structured) {
     overrides.clear();
@@ -252,6 +269,8 @@ void save_trace(Runtime& rt, const std::string& method, const Trace& trace, cons
     return;
   }
   refine_optional_tensors(m, chosen);
+  for (const auto& [cls, name] : drop)
+    if (auto c = m.cu->find_class(cls)) c->remove_method(name);
   for (const auto& [key, tm] : chosen) {
     if (declared_arguments(m, key.first, key.second)) continue;
     // A second call's method (forward1): declared from its graph, as PyTorch declares it.
