@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -55,9 +56,10 @@ std::shared_ptr<Graph> make(const std::string& text, const std::vector<std::pair
         if (in->debug_name() == name) in->replace_all_uses_with(c);
     }
   }
-  for (size_t i = g->inputs().size(); i-- > 0;)
-    for (const auto& [name, t] : consts)
-      if (g->inputs()[i]->debug_name() == name) g->erase_input(i);
+  for (size_t i = g->inputs().size(); i-- > 0;) {
+    const std::string name = g->inputs()[i]->debug_name();
+    if (std::any_of(consts.begin(), consts.end(), [&](const auto& c) { return c.first == name; })) g->erase_input(i);
+  }
   return g;
 }
 
