@@ -9,6 +9,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/future.h"
+#include "lib/core/run_limits.h"
 #include "lib/frontend/graph_function.h"
 #include "lib/frontend/schema_matching.h"
 #include "lib/ir/constants.h"
@@ -238,6 +239,17 @@ class Tracer {
     set_outputs(n, env, std::move(out));
   }
 
+  [[noreturn]] static void stop_in_loop(const Node& n) {
+    try {
+      throw_stop_reason();
+    } catch (const LimitReached& e) {
+      const auto& loc = n.source_location();
+      throw LimitReached(fmt::format("{} while tracing the loop at {}", e.what(),
+                                     loc && !loc->file.empty() ? loc->str() : std::string("prim::Loop")),
+                         true);
+    }
+  }
+
   void run_loop(const Node& n, Env& env) {
     const int64_t trips = bake(ctx_, get(env, n.input(0)), "a Python index").to_int();
     const Block& body = *n.blocks()[0];
@@ -246,6 +258,7 @@ class Tracer {
     std::vector<Traced> carried;
     for (size_t i = 2; i < n.inputs().size(); ++i) carried.push_back(get(env, n.input(i)));
     for (int64_t i = 0; i < trips && cond; ++i) {
+      if (stop_requested()) stop_in_loop(n);  // --timeout, or memory past --max-memory
       env[body.inputs()[0]] = {IValue(i), nullptr};
       for (size_t k = 0; k < carried.size(); ++k) env[body.inputs()[k + 1]] = carried[k];
       run_block(body, env);
@@ -293,6 +306,7 @@ class Tracer {
 Value* output_value(TraceBuilder& b, const Traced& x, size_t i, bool strict) {
   const IValue& v = x.v;
   if (x.number) return x.number;
+  const ValueDepthGuard level("tracing");
   switch (v.kind()) {
     case IValue::Kind::Tensor: {
       Value* t = b.find(v.to_tensor());
