@@ -17,10 +17,10 @@ void add_limit_options(CLI::App& cmd, LimitOptions& o) {
             char* end = nullptr;
             const double v = std::strtod(s.c_str(), &end);
             if (s.empty() || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1e7)
-              return fmt::format("--timeout {}: must be a number of seconds above 0 (e.g. 30 or 0.5)", s);
+              return fmt::format("'{}' is not a number of seconds above 0 (30, 0.5, ...)", s);
             return "";
           },
-          "SECONDS"));
+          ""));
   cmd.add_option("--max-memory", o.max_memory,
                  fmt::format("memory the model may allocate while it runs: 512M, 2G, ... (default: half the memory "
                              "available, {} here)",
@@ -28,10 +28,10 @@ void add_limit_options(CLI::App& cmd, LimitOptions& o) {
       ->type_name("SIZE")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
-            if (!parse_memory_size(s)) return fmt::format("--max-memory {}: must be a size such as 512M, 2G or 1.5GiB", s);
+            if (!parse_memory_size(s)) return fmt::format("'{}' is not a size (512M, 2G, 1.5GiB, ...)", s);
             return "";
           },
-          "SIZE"));
+          ""));
 }
 
 RunLimits run_limits(const LimitOptions& o, const std::string& subject) {

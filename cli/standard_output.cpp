@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <stdio_ext.h>
 #include <iostream>
 #include <system_error>
 
@@ -20,9 +21,13 @@ namespace {
   std::_Exit(2);  // SIGPIPE blocked by the parent: still end, still without a message
 }
 
+bool reported = false;
+
 int write_failed(int error) {
   if (error == EPIPE) end_by_closed_pipe();
-  fmt::print(stderr, "jitctl: cannot write standard output: {}\n", std::strerror(error));
+  if (!reported) fmt::print(stderr, "jitctl: cannot write standard output: {}\n", std::strerror(error));
+  reported = true;
+  __fpurge(stdout);  // what is still buffered would only fail again at exit
   return static_cast<int>(ExitCode::InvalidInput);
 }
 
@@ -31,6 +36,7 @@ int write_failed(int error) {
 void prepare_standard_output() { std::signal(SIGPIPE, SIG_IGN); }
 
 int finish_standard_output(int code) {
+  if (reported) return static_cast<int>(ExitCode::InvalidInput);
   // CLI11's help goes through std::cout (synced with stdio: its flush is stdout's), the rest
   // through stdio. The first failure's errno says why.
   errno = 0;

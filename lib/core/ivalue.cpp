@@ -4,6 +4,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/ivalue_equality.h"
+#include "lib/core/run_limits.h"
 
 namespace jitctl {
 
@@ -115,7 +116,8 @@ thread_local int ValueDepthGuard::depth_ = 0;
 
 ValueDepthGuard::ValueDepthGuard(const char* what) {
   if (depth_ >= kMaxValueDepth)
-    throw InvalidInput(fmt::format("{} a value that nests more than {} levels deep (lists in lists...)", what, kMaxValueDepth));
+    throw InvalidInput(with_limits_subject(
+        fmt::format("{} a value that nests more than {} levels deep (lists in lists...)", what, kMaxValueDepth)));
   ++depth_;
 }
 

@@ -31,7 +31,10 @@ using Clock = std::chrono::steady_clock;
 // How often the watchdog looks; how long after asking the interpreter to stop it ends the process
 // itself; how far past the limit anonymous memory may go before it does so at once.
 constexpr auto kSample = std::chrono::milliseconds(50);
-constexpr auto kGrace = std::chrono::seconds(2);
+constexpr auto kGrace = std::chrono::seconds(1);
+// Once the interpreter has taken the request (thrown LimitReached), freeing what it built (a trace
+// of millions of nodes) may take a while: the process is left that long to end with its message.
+constexpr auto kUnwinding = std::chrono::seconds(10);
 
 std::atomic<uint64_t> g_limit{0}, g_in_use{0};
 std::atomic<uint64_t (*)()> g_reclaim{nullptr};
@@ -41,8 +44,8 @@ struct Watch {
   std::condition_variable cv;
   RunLimits limits;
   Clock::time_point deadline{};
-  bool armed = false, started = false, exiting = false, tripped = false;
-  Clock::time_point tripped_at{};
+  bool armed = false, started = false, exiting = false, tripped = false, taken = false;
+  Clock::time_point tripped_at{}, taken_at{};
   std::string reason;
 };
 
@@ -105,7 +108,8 @@ void watchdog() {
     }
     // The interpreter was asked to stop and has not: it is inside a kernel (or memory still
     // grows). End the process here, once.
-    if (now - w.tripped_at >= kGrace || (limit && rss > limit * 2)) {
+    const bool late = w.taken ? now - w.taken_at >= kUnwinding : now - w.tripped_at >= kGrace;
+    if (late || (limit && rss > limit * 2)) {
       w.exiting = true;
       const std::string reason = w.reason;
       lock.unlock();
@@ -123,7 +127,7 @@ void start_run_limits(const RunLimits& limits) {
     w.limits = limits;
     w.deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limits.timeout_s));
     w.armed = limits.timeout_s > 0 || limits.max_memory > 0;
-    w.tripped = false;
+    w.tripped = w.taken = false;
     w.reason.clear();
     run_limits_detail::stop_flag.store(false, std::memory_order_relaxed);
     g_limit.store(limits.max_memory, std::memory_order_relaxed);
@@ -152,6 +156,7 @@ void throw_stop_reason() {
   {
     std::lock_guard lock(w.mu);
     reason = w.reason;
+    if (w.tripped && !w.taken) w.taken = true, w.taken_at = Clock::now();
   }
   throw LimitReached(reason.empty() ? "stopped" : reason);
 }
@@ -175,13 +180,14 @@ void charge_memory(size_t bytes) {
     reclaimed = true;
     held = g_in_use.load(std::memory_order_relaxed);
   }
-  const std::string subject = [] {
-    std::lock_guard lock(watch().mu);
-    return watch().limits.subject;
-  }();
-  throw LimitReached(fmt::format("{}a tensor of {} (with {} of tensors held) would go past --max-memory {}",
-                                 subject.empty() ? "" : subject + ": ", human_bytes(bytes), human_bytes(held),
-                                 human_bytes(limit)));
+  throw LimitReached(with_limits_subject(fmt::format("a tensor of {} (with {} of tensors held) would go past --max-memory {}",
+                                                    human_bytes(bytes), human_bytes(held), human_bytes(limit))));
+}
+
+std::string with_limits_subject(std::string_view what) {
+  std::lock_guard lock(watch().mu);
+  const std::string& subject = watch().limits.subject;
+  return subject.empty() ? std::string(what) : subject + ": " + std::string(what);
 }
 
 void release_memory(size_t bytes) { g_in_use.fetch_sub(bytes, std::memory_order_relaxed); }

@@ -65,6 +65,9 @@ inline void check_stop() {
   if (stop_requested()) throw_stop_reason();
 }
 
+// "m.pt: <what>": `what` after the subject of the limits in force (as it is, without any).
+std::string with_limits_subject(std::string_view what);
+
 // Tensor memory. charge_memory throws LimitReached when `bytes` more would go past the limit
 // (after giving back the buffers kept for reuse); release_memory gives bytes back.
 void charge_memory(size_t bytes);

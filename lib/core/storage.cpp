@@ -24,7 +24,7 @@ uint8_t* new_charged(size_t bytes) {
     return static_cast<uint8_t*>(::operator new[](bytes, kAlign));
   } catch (const std::bad_alloc&) {
     release_memory(bytes);
-    throw LimitReached(fmt::format("out of memory allocating a tensor of {}", human_bytes(bytes)));
+    throw LimitReached(with_limits_subject(fmt::format("out of memory allocating a tensor of {}", human_bytes(bytes))));
   }
 }
 

@@ -359,7 +359,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
   } catch (const Error& e) {
     throw_located(e.code(), located(f, pc, e.what()));
   } catch (const std::bad_alloc&) {
-    throw;
+    limit_located(f, pc, LimitReached(with_limits_subject("out of memory")));  // a huge list, string, ...
   } catch (const std::exception& e) {
     throw_located(ExitCode::InvalidInput, located(f, pc, e.what()));
   }
