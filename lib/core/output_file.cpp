@@ -5,13 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <system_error>
 #include <vector>
 
@@ -33,38 +33,37 @@ bool flush_to_disk(const std::string& file, int flags) {
   return ok;
 }
 
-// The temporaries in flight, for remove_pending_temporaries. Never destroyed: a watchdog may call
-// it while static objects are being torn down.
-struct Pending {
-  std::mutex mu;
-  std::vector<std::string> paths;  // removed last first: a folder is registered before the files in it
+// The temporaries in flight, for remove_pending_temporaries, which a signal handler calls
+// (run_limits.cpp): fixed slots claimed and released with atomics, no allocation, no lock.
+struct PendingSlot {
+  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 a file, 3 a folder
+  char path[4096];
 };
-Pending& pending() {
-  static Pending* p = new Pending();
-  return *p;
-}
+PendingSlot g_pending[16];
 
-// Registered for its lifetime; `path` removed from the list when it ends.
+// Registered for its lifetime (a path too long for a slot, or a 17th at once, is not: it is only
+// left behind if the process is ended while writing it).
 class PendingTemporary {
  public:
-  explicit PendingTemporary(std::string path) : path_(std::move(path)) {
-    std::lock_guard lock(pending().mu);
-    pending().paths.push_back(path_);
+  PendingTemporary(const std::string& path, bool folder) {
+    if (path.size() >= sizeof(PendingSlot::path)) return;
+    for (PendingSlot& s : g_pending) {
+      int free = 0;
+      if (!s.state.compare_exchange_strong(free, 1)) continue;
+      std::memcpy(s.path, path.c_str(), path.size() + 1);
+      s.state.store(folder ? 3 : 2);
+      slot_ = &s;
+      return;
+    }
   }
   ~PendingTemporary() {
-    std::lock_guard lock(pending().mu);
-    auto& v = pending().paths;
-    for (auto it = v.end(); it != v.begin();)
-      if (*--it == path_) {
-        v.erase(it);
-        break;
-      }
+    if (slot_) slot_->state.store(0);
   }
   PendingTemporary(const PendingTemporary&) = delete;
   PendingTemporary& operator=(const PendingTemporary&) = delete;
 
  private:
-  std::string path_;
+  PendingSlot* slot_ = nullptr;
 };
 
 // Folders where a path would be a device or a kernel interface, not a file.
@@ -81,10 +80,10 @@ bool in_system_folder(const fs::path& folder) {
 }  // namespace
 
 void remove_pending_temporaries() {
-  // try_lock: the thread holding the lock may be the one that stopped; the list is then left.
-  std::unique_lock lock(pending().mu, std::try_to_lock);
-  if (!lock.owns_lock()) return;
-  for (auto it = pending().paths.rbegin(); it != pending().paths.rend(); ++it) ::remove(it->c_str());
+  // Files first, then the folders that held them (write_to_stdout_through_file's).
+  for (int kind : {2, 3})
+    for (PendingSlot& s : g_pending)
+      if (s.state.load() == kind) kind == 2 ? ::unlink(s.path) : ::rmdir(s.path);
 }
 
 void check_output_path(const std::string& path, const std::vector<std::string>& inputs, bool force, std::string_view flag) {
@@ -126,7 +125,7 @@ void write_file_atomically(const std::string& path, const std::function<void(con
   std::string tmp = (folder_of(target) / fmt::format(".{}.XXXXXX", target.filename().string())).string();
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) throw InvalidInput(fmt::format("{}: cannot create a temporary file: {}", path, std::strerror(errno)));
-  const PendingTemporary registered(tmp);
+  const PendingTemporary registered(tmp, false);
   // mkstemp creates the file 0600; an output is an ordinary file, so give it what open(2) would.
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -165,7 +164,7 @@ void write_to_stdout_through_file(const std::string& name, const std::function<v
   std::string dir = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/jitctl-stdout-XXXXXX";
   if (!mkdtemp(dir.data())) throw InvalidInput(fmt::format("-: cannot make a temporary folder: {}", std::strerror(errno)));
   const std::string file = dir + "/" + name;
-  const PendingTemporary registered_dir(dir), registered_file(file);
+  const PendingTemporary registered_dir(dir, true), registered_file(file, false);
   auto cleanup = [&] {
     std::remove(file.c_str());
     rmdir(dir.c_str());

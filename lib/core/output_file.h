@@ -41,7 +41,8 @@ void write_file_atomically(const std::string& path, std::string_view bytes);
 void write_to_stdout_through_file(const std::string& name, const std::function<void(const std::string& temporary)>& fill);
 
 // Removes the temporary files (and folders) that atomic writes have made and not yet moved into
-// place or removed: for the watchdog that ends the process on a limit (run_limits.h).
+// place or removed: for the watchdog that ends the process on a limit (run_limits.h), from a
+// signal handler, so it is async-signal-safe.
 void remove_pending_temporaries();
 
 // The output path that means standard output.

@@ -3,13 +3,14 @@
 //   - tensor memory: every storage is charged here before it is allocated (lib/core/storage.cpp),
 //     so a model asking for a 4 TiB tensor is refused at once, naming the op, not killed by the OS;
 //   - time: a deadline;
-//   - everything else (a list grown without end): a watchdog thread samples the process's
-//     anonymous memory (RSS minus file-backed pages) against the same limit.
-// The interpreter stops cooperatively: it reads stop_requested() at every loop back edge and call,
-// and throws LimitReached, which names the function and the source line it was running. A model
-// stuck inside one long kernel never reaches such a point: the watchdog then removes the temporary
-// files of outputs being written (output_file.h), prints one line and ends the process with exit
-// status 2 (_exit, so no OpenMP thread is waited for).
+//   - everything else (a list grown without end): a watchdog samples the process's anonymous
+//     memory (RSS minus file-backed pages) against the same limit.
+// The watchdog is a SIGALRM handler every 50 ms while limits are armed (not a thread: see
+// run_limits.cpp). The interpreter stops cooperatively: it reads stop_requested() at every loop
+// back edge and throws LimitReached, which names the function and the node it was running. A
+// model stuck inside one long kernel never reaches such a point: the watchdog then removes the
+// temporary files of outputs being written (output_file.h), prints one line and ends the process
+// with exit status 2 (_exit, so no OpenMP thread is waited for).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -40,8 +41,8 @@ struct RunLimits {
 
 // Arms the limits for the rest of the command (a second call replaces the first's).
 void start_run_limits(const RunLimits& limits);
-// The command is over: the watchdog will not act any more. If it is already ending the process,
-// waits for that instead of returning (so exactly one message is printed).
+// The command is over: the watchdog will not act any more. If it is already ending the process
+// (from another thread), waits for that instead of returning (so exactly one message is printed).
 void stop_run_limits();
 
 // Limits for the lifetime of a command's callback: stopped however it ends.

@@ -16,8 +16,9 @@ namespace {
 
 constexpr std::align_val_t kAlign{64};
 
-// Every tensor buffer is charged to the memory limit before it is allocated (run_limits.h), and
-// an allocation the system refuses is the same error: the interpreter names the op either way.
+// Every tensor buffer of the pool's sizes is charged to the memory limit before it is allocated
+// (run_limits.h), and an allocation the system refuses is the same error: the interpreter names
+// the op either way.
 uint8_t* new_charged(size_t bytes) {
   charge_memory(bytes);
   try {
@@ -108,10 +109,12 @@ std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes, bool zero = true) {
     if (zero) std::memset(p, 0, nbytes);
     return std::shared_ptr<uint8_t>(p, [bytes](uint8_t* q) { BufferPool::global().put(q, bytes); });
   }
-  const size_t bytes = nbytes ? nbytes : 1;
-  uint8_t* p = new_charged(bytes);
-  if (zero) std::memset(p, 0, bytes);
-  return std::shared_ptr<uint8_t>(p, [bytes](uint8_t* q) { delete_charged(q, bytes); });
+  // Below the pool's size the charge is not made: two atomic operations per small tensor cost a
+  // dispatch-bound model a few percent, and many small tensors are what the memory sampling of
+  // run_limits.h catches.
+  auto* p = static_cast<uint8_t*>(::operator new[](nbytes ? nbytes : 1, kAlign));
+  if (zero) std::memset(p, 0, nbytes ? nbytes : 1);
+  return std::shared_ptr<uint8_t>(p, [](uint8_t* q) { ::operator delete[](q, kAlign); });
 }
 
 }  // namespace
