@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "lib/core/describe.h"
 
 namespace jitctl::cli {
 
@@ -22,9 +21,7 @@ void add_limit_options(CLI::App& cmd, LimitOptions& o) {
           },
           ""));
   cmd.add_option("--max-memory", o.max_memory,
-                 fmt::format("memory the model may allocate while it runs: 512M, 2G, ... (default: half the memory "
-                             "available, {} here)",
-                             human_bytes(default_max_memory())))
+                 "memory the model may allocate while it runs: 512M, 2G, ... (default: half the memory available)")
       ->type_name("SIZE")
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {

@@ -103,6 +103,9 @@ std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes, bool zero = true) {
     return true;
   }();
   (void)reclaimer_set;
+  // No memory holds this much, and rounding it up to pages would wrap around.
+  if (nbytes > (size_t{1} << 60))
+    throw LimitReached(with_limits_subject(fmt::format("a tensor of {} bytes cannot be allocated", nbytes)));
   if (nbytes >= BufferPool::kMinBytes) {
     const size_t bytes = BufferPool::rounded(nbytes);
     uint8_t* p = BufferPool::global().get(bytes);
