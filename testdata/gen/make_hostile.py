@@ -1196,6 +1196,16 @@ class LongKernel(torch.nn.Module):
         return torch.mm(a, a) + x
 
 
+class ShapeOverflow(torch.nn.Module):
+    def forward(self, x):
+        return torch.zeros([4294967296, 4294967296]) + x
+
+
+class ExpandOverflow(torch.nn.Module):
+    def forward(self, x):
+        return x.expand([4294967296, 4294967296]).sum()
+
+
 class Recursion(torch.nn.Module):
     def forward(self, x):
         return self.a(x)
@@ -1212,7 +1222,8 @@ class Recursion(torch.nn.Module):
 models = {"alloc_huge": (AllocHuge, (torch.ones(2),)), "loop_forever": (LoopForever, (torch.ones(2),)),
           "list_grow": (ListGrow, (torch.ones(2),)), "tensor_doubling": (TensorDoubling, (torch.ones(2),)),
           "string_doubling": (StringDoubling, (torch.ones(2),)), "deep_value": (DeepValue, (torch.ones(2), 1000000)),
-          "long_kernel": (LongKernel, (torch.ones(2),)), "recursion": (Recursion, (torch.ones(2),))}
+          "long_kernel": (LongKernel, (torch.ones(2),)), "recursion": (Recursion, (torch.ones(2),)),
+          "shape_overflow": (ShapeOverflow, (torch.ones(2),)), "expand_overflow": (ExpandOverflow, (torch.ones(1),))}
 cls, args = models[name]
 b = io.BytesIO()
 torch.jit.save(torch.jit.script(cls()), b)
@@ -1228,12 +1239,17 @@ RUNNING_MODELS = {
     "loop_forever": ("forward is `while True: x = x + 1`", ["timed out after 5 s"]),
     "list_grow": ("forward appends a new 1024-character string to a list forever (memory that is not a tensor's)",
                   ["--max-memory", "timed out after 5 s"]),
-    "tensor_doubling": ("forward doubles a tensor with torch.cat forever", ["--max-memory", "aten::cat"]),
+    "tensor_doubling": ("forward doubles a tensor with torch.cat forever (on a slow machine the 5 s may come first)",
+                        ["--max-memory", "timed out after 5 s"]),
     "string_doubling": ("forward doubles a string forever (s = s + s)", ["--max-memory", "timed out after 5 s"]),
     "deep_value": ("forward(x, n) nests a list in a list n = 1000000 times and returns it",
                    ["nests more than 1000 levels deep"]),
     "long_kernel": ("forward multiplies two 8000x8000 float64 matrices: one kernel of ~1 TFLOP, no loop to stop at",
                     ["timed out after 5 s"]),
+    "shape_overflow": ("forward returns torch.zeros([2**32, 2**32]): 2**64 elements, which wrap to 0 in int64",
+                       ["storage size calculation overflowed"]),
+    "expand_overflow": ("forward sums x.expand([2**32, 2**32]): a view of 2**64 elements",
+                        ["storage size calculation overflowed"]),
     "recursion": ("forward calls a, a calls b, and b (its code edited after saving) calls a again: TorchScript "
                   "has no recursion", ["recursive call"]),
 }
