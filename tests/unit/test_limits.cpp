@@ -12,6 +12,7 @@
 #include "lib/core/run_limits.h"
 #include "lib/core/storage.h"
 #include "lib/core/string_literal.h"
+#include "lib/core/tensor.h"
 #include "lib/core/types.h"
 #include "lib/ir/ir.h"
 #include "lib/ir/type_text.h"
@@ -127,6 +128,15 @@ TEST_CASE("tensor memory is charged before allocation: over --max-memory is refu
   }
   // The limit ends with its scope.
   CHECK_NOTHROW((void)Storage::allocate_uninitialized(uint64_t{65} << 20));
+}
+
+TEST_CASE("tensor sizes are checked before the product can wrap around") {
+  CHECK(error_of([] { (void)Tensor::empty(DType::Float32, {int64_t{1} << 32, int64_t{1} << 32}); }) ==
+        "Storage size calculation overflowed with sizes=[4294967296, 4294967296]");
+  CHECK(error_of([] { (void)Tensor::empty(DType::Float32, {2, -3}); }) ==
+        "Trying to create tensor with negative dimension -3: [2, -3]");
+  CHECK(Tensor::empty(DType::Float32, {0, int64_t{1} << 40}).numel() == 0);
+  CHECK(Tensor::empty(DType::Float64, {3, 5}).nbytes() == 120);
 }
 
 TEST_CASE("a value nested a million lists deep is freed, compared and printed without overflowing the stack") {
