@@ -129,7 +129,7 @@ void add_bench_threads_command(CLI::App& app) {
     if (op_mode && a.size <= 0) throw InvalidInput(fmt::format("--op {}: give --size N (a positive size)", a.op));
     if (!op_mode && a.size != 0) throw InvalidInput("--size: only with --op mm|conv");
     if (!a.plot.empty()) {
-      check_output_path(a.plot, {a.model, a.inputs}, false, "--plot");
+      check_output_path(a.plot, {a.model, a.inputs}, false, "--plot", /*forcible=*/false);
       check_plot_target(a.plot, {a.model, a.inputs});
     }
 

@@ -86,7 +86,8 @@ void remove_pending_temporaries() {
       if (s.state.load() == kind) kind == 2 ? ::unlink(s.path) : ::rmdir(s.path);
 }
 
-void check_output_path(const std::string& path, const std::vector<std::string>& inputs, bool force, std::string_view flag) {
+void check_output_path(const std::string& path, const std::vector<std::string>& inputs, bool force, std::string_view flag,
+                       bool forcible) {
   if (is_stdout(path)) return;
   if (path.empty()) throw InvalidInput(fmt::format("{}: the output path is empty", flag));
   const fs::path target(path);
@@ -108,7 +109,7 @@ void check_output_path(const std::string& path, const std::vector<std::string>& 
   if (!S_ISDIR(fst.st_mode)) throw InvalidInput(fmt::format("{} {}: {} is not a folder", flag, path, folder.string()));
   if (::access(folder.c_str(), W_OK | X_OK) != 0)
     throw InvalidInput(fmt::format("{} {}: cannot write in the folder {}: {}", flag, path, folder.string(), std::strerror(errno)));
-  if (!force) refuse_overwriting_inputs(path, inputs, " (use --force to replace it)");
+  if (!force) refuse_overwriting_inputs(path, inputs, forcible ? " (use --force to replace it)" : "");
 }
 
 void refuse_overwriting_inputs(const std::string& output, const std::vector<std::string>& inputs, std::string_view hint) {

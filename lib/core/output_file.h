@@ -21,9 +21,10 @@ void refuse_overwriting_inputs(const std::string& output, const std::vector<std:
 // other path must be in an existing folder this process may write, not in /dev, /proc or /sys
 // (`-o /dev/stdout.npy` would make a file there), and, if it exists, be a regular file (not a
 // folder, device, FIFO or socket) that is none of `inputs` unless `force` (refuse_overwriting_inputs,
-// so identity by device and inode, through symbolic and hard links). Throws InvalidInput.
+// so identity by device and inode, through symbolic and hard links). Throws InvalidInput, whose
+// message suggests --force unless `forcible` is false (the command has no such flag).
 void check_output_path(const std::string& path, const std::vector<std::string>& inputs, bool force,
-                       std::string_view flag = "-o");
+                       std::string_view flag = "-o", bool forcible = true);
 
 // Creates an empty temporary file in `path`'s folder, lets `fill` write it (by its path, so that
 // libraries that open files themselves can), flushes it to disk and renames it to `path`. Throws

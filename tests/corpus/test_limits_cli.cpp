@@ -191,6 +191,7 @@ TEST_CASE("outputs: no command writes over its own inputs without --force, by an
   const auto plot = run_command({JITCTL_BINARY, "bench", (dir.path / "m.svg").string(), "--inputs", in.string(), "--plot",
                                  (dir.path / "m.svg").string()});
   check_one_line_exit_2(plot);
+  CHECK_MESSAGE(plot.err.find("refusing to overwrite it\n") != std::string::npos, plot.err);  // no --force to suggest
   CHECK(slurp(m) == model_bytes);
   CHECK(slurp(in) == input_bytes);
   CHECK(entries(dir.path) == std::set<std::string>{"m.pt", "in.pt", "hard.pt", "link.pt", "m.svg"});
