@@ -1,6 +1,6 @@
 // Tensor factories (zeros, ones, full, arange, empty, linspace, logspace, the *_like and new_* forms) and the
-// conversions and copies: to, type_as, clone, contiguous copies, copy_, fill_, detach, dropout in
-// inference mode.
+// conversions and copies: to, type_as, clone, contiguous copies, copy_, fill_, detach (dropout is in
+// random.cpp).
 #include <cmath>
 
 #include <fmt/format.h>
@@ -171,13 +171,6 @@ Tensor fill_inplace(const Tensor& self_in, const IValue& value) {
   const Tensor sv = scalar_to_tensor(v, self.dtype());
   copy_into(sv, self);
   return self;
-}
-
-Tensor dropout_impl(const Tensor& input, double p, bool train) {
-  if (p < 0 || p > 1) throw InvalidInput(fmt::format("dropout probability has to be between 0 and 1, but got {}", p));
-  if (train && p > 0)
-    throw Unsupported("dropout in training mode (train=True) is not supported: jitctl runs models for inference");
-  return input;
 }
 
 Tensor detach_impl(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
@@ -370,8 +363,6 @@ void register_factory_kernels() {
   for (const char* name : {"aten::copy_.int", "aten::copy_.float", "aten::fill_.Scalar", "aten::fill_.Tensor"})
     register_kernel(name, [](Stack& s) { set_output(s, fill_inplace(targ(s, 0), s[1])); });
   register_kernel("aten::zero_", [](Stack& s) { set_output(s, fill_inplace(targ(s, 0), IValue(int64_t{0}))); });
-  for (const char* name : {"aten::dropout", "aten::dropout_", "aten::feature_dropout", "aten::alpha_dropout", "aten::feature_alpha_dropout"})
-    register_kernel(name, [](Stack& s) { set_output(s, dropout_impl(targ(s, 0), s[1].to_double(), s[2].to_bool())); });
 }
 
 }  // namespace jitctl

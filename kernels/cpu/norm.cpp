@@ -68,6 +68,10 @@ Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& b
     T* y = mutable_data_of<T>(out);
     std::vector<double> mean = as_doubles<T>(running_mean, c, 0.0), var = as_doubles<T>(running_var, c, 1.0);
     if (use_batch_stats) {
+      // The running statistics' storages are made writable here, once: Storage::mutable_data()
+      // copies a storage still mapped from the archive, which threads must not race to do.
+      T* rm = training && running_mean.defined() ? static_cast<T*>(const_cast<Tensor&>(running_mean).mutable_data()) : nullptr;
+      T* rv = training && running_var.defined() ? static_cast<T*>(const_cast<Tensor&>(running_var).mutable_data()) : nullptr;
       parallel_for(0, c, 1, [&](int64_t c0, int64_t c1) {
         for (int64_t ch = c0; ch < c1; ++ch) {
           double sum = 0, sq = 0;
@@ -81,12 +85,8 @@ Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& b
             for (int64_t j = 0; j < plane; ++j) sq += (p[j] - m) * (p[j] - m);
           }
           const double v = sq / static_cast<double>(n * plane);
-          if (training && running_mean.defined()) {
-            T* rm = static_cast<T*>(const_cast<Tensor&>(running_mean).mutable_data());
-            rm[ch * running_mean.strides()[0]] = static_cast<T>((1 - momentum) * mean[ch] + momentum * m);
-          }
-          if (training && running_var.defined()) {
-            T* rv = static_cast<T*>(const_cast<Tensor&>(running_var).mutable_data());
+          if (rm) rm[ch * running_mean.strides()[0]] = static_cast<T>((1 - momentum) * mean[ch] + momentum * m);
+          if (rv) {
             const double unbiased = v * static_cast<double>(n * plane) / static_cast<double>(n * plane - 1);
             rv[ch * running_var.strides()[0]] = static_cast<T>((1 - momentum) * var[ch] + momentum * unbiased);
           }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -64,11 +65,120 @@ void diff_tensors(const char* kind, const std::vector<NamedTensor>& a, const std
       out.push_back({kind, t.name, "added", "", fmt::format("{} {}", dtype_name(t.tensor.dtype()), shape_string(t.tensor.sizes()))});
 }
 
-std::shared_ptr<Graph> method_graph(LoadedModule& m, const std::string& name, bool inline_calls) {
-  GraphFunction* fn = m.cu->graph_function(m.class_name, name);
-  if (!fn) throw InvalidInput(fmt::format("{}: class {} has no method '{}'", m.archive->path(), m.class_name, name));
-  return inline_calls ? fn->inlined_graph() : fn->graph();
+std::string strip_mangling(std::string name) {
+  for (size_t i; (i = name.find("___torch_mangle_")) != std::string::npos;) {
+    size_t j = i + 16;
+    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
+    name.erase(i, j + 1 - i);
+  }
+  return name;
 }
+
+
+// Values a re-export could change that are neither tensors nor modules, printed as Python would.
+bool plain_value(const IValue& v) {
+  switch (v.kind()) {
+    case IValue::Kind::None:
+    case IValue::Kind::Bool:
+    case IValue::Kind::Int:
+    case IValue::Kind::Double:
+    case IValue::Kind::String: return true;
+    case IValue::Kind::Tuple:
+      for (const auto& i : v.to_tuple()->items)
+        if (!plain_value(i)) return false;
+      return true;
+    case IValue::Kind::List:
+      for (const auto& i : v.to_list()->items)
+        if (!plain_value(i)) return false;
+      return true;
+    default: return false;
+  }
+}
+
+std::string joined(const std::string& path, const std::string& name) { return path.empty() ? name : path + "." + name; }
+
+class TreeDiff {
+ public:
+  TreeDiff(LoadedModule& a, LoadedModule& b, const ArchiveDiffOptions& o, ArchiveDiff& d) : a_(a), b_(b), o_(o), d_(d) {}
+
+  // A module object (the class from the code: a loaded object's own class is attached lazily).
+  static bool is_module(LoadedModule& m, const IValue& v) {
+    if (!v.is_object()) return false;
+    auto cls = m.cu->find_class(v.to_object()->type_name);
+    return cls && cls->is_module_class();
+  }
+
+  void module(const ObjectData& x, const ObjectData& y, const std::string& path) {
+    const std::string cx = strip_mangling(x.type_name), cy = strip_mangling(y.type_name);
+    if (cx != cy) d_.modules.push_back({path, "class", "", cx, cy});
+    methods(x, y, path);
+    std::vector<std::string> names;
+    for (const auto& [name, v] : x.attrs) names.push_back(name);
+    for (const auto& [name, v] : y.attrs)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    for (const auto& name : names) {
+      const IValue* vx = x.attr(name);
+      const IValue* vy = y.attr(name);
+      const std::string sub = joined(path, name);
+      const bool mx = vx && is_module(a_, *vx), my = vy && is_module(b_, *vy);
+      if (mx || my) {
+        if (mx && my) module(*vx->to_object(), *vy->to_object(), sub);
+        else if (my) d_.modules.push_back({sub, "added", "", "", strip_mangling(vy->to_object()->type_name)});
+        else d_.modules.push_back({sub, "removed", "", strip_mangling(vx->to_object()->type_name), ""});
+        continue;
+      }
+      const bool px = vx && plain_value(*vx), py = vy && plain_value(*vy);
+      if (!px && !py) continue;  // tensors (compared above) and other objects
+      const std::string fx = px ? format_ivalue(*vx) : "", fy = py ? format_ivalue(*vy) : "";
+      if (fx != fy) d_.modules.push_back({path, "attribute", name, fx, fy});
+    }
+  }
+
+ private:
+  // As the class's code defines them (the loaded object's class is defined lazily).
+  static std::vector<std::string> method_names(LoadedModule& m, const ObjectData& o) {
+    std::vector<std::string> out;
+    if (auto cls = m.cu->find_class(o.type_name))
+      for (const auto& f : cls->methods()) out.push_back(f.name);
+    return out;
+  }
+
+  std::shared_ptr<Graph> graph(LoadedModule& m, const ObjectData& o, const std::string& name, bool inlined) {
+    GraphFunction* fn = m.cu->graph_function(o.type_name, name);
+    if (!fn) throw InvalidInput(fmt::format("{}: class {} has no code for method '{}'", m.archive->path(), o.type_name, name));
+    return inlined ? fn->inlined_graph() : fn->graph();
+  }
+
+  void methods(const ObjectData& x, const ObjectData& y, const std::string& path) {
+    const bool root = path.empty();
+    if (!root && (!o_.method.empty() || o_.inline_calls)) return;  // inlined into the root's graphs
+    std::vector<std::string> nx = method_names(a_, x), ny = method_names(b_, y), names;
+    if (root && !o_.method.empty()) {
+      names.push_back(o_.method);
+    } else {
+      names = nx;
+      for (const auto& n : ny)
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+    for (const auto& name : names) {
+      const bool has_x = std::find(nx.begin(), nx.end(), name) != nx.end();
+      const bool has_y = std::find(ny.begin(), ny.end(), name) != ny.end();
+      if (!has_x && !has_y) throw InvalidInput(fmt::format("diff: neither archive has a method '{}'", name));
+      const std::string qualified = joined(path, name);
+      if (!has_x || !has_y) {
+        d_.methods.push_back({qualified, has_x ? "removed" : "added", ""});
+        continue;
+      }
+      const bool inlined = root && o_.inline_calls;
+      GraphDiff g = diff_graphs(canonical_graph_lines(*graph(a_, x, name, inlined)), canonical_graph_lines(*graph(b_, y, name, inlined)));
+      if (!g.equal()) d_.methods.push_back({qualified, "graph", format_graph_diff(g, d_.a + " " + qualified, d_.b + " " + qualified)});
+    }
+  }
+
+  LoadedModule &a_, &b_;
+  const ArchiveDiffOptions& o_;
+  ArchiveDiff& d_;
+};
 
 }  // namespace
 
@@ -79,28 +189,10 @@ ArchiveDiff diff_archives(const std::string& a, const std::string& b, const Arch
   const ModuleInfo ia = inspect_archive(*Archive::open(a)), ib = inspect_archive(*Archive::open(b));
   diff_tensors("parameter", ia.parameters, ib.parameters, d.tensors);
   diff_tensors("buffer", ia.buffers, ib.buffers, d.tensors);
-
   LoadedModule ma = load_module(a), mb = load_module(b);
-  std::vector<std::string> names;
-  if (!o.method.empty()) {
-    names.push_back(o.method);
-  } else {
-    names = ia.methods;
-    for (const auto& n : ib.methods)
-      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
-  }
-  for (const auto& name : names) {
-    const bool has_a = std::find(ia.methods.begin(), ia.methods.end(), name) != ia.methods.end();
-    const bool has_b = std::find(ib.methods.begin(), ib.methods.end(), name) != ib.methods.end();
-    if (!has_a && !has_b) throw InvalidInput(fmt::format("diff: neither archive has a method '{}'", name));
-    if (!has_a || !has_b) {
-      d.methods.push_back({name, has_a ? "removed" : "added", ""});
-      continue;
-    }
-    GraphDiff g = diff_graphs(canonical_graph_lines(*method_graph(ma, name, o.inline_calls)),
-                              canonical_graph_lines(*method_graph(mb, name, o.inline_calls)));
-    if (!g.equal()) d.methods.push_back({name, "graph", format_graph_diff(g, a + " " + name, b + " " + name)});
-  }
+  if (!ma.root.is_object() || !mb.root.is_object())
+    throw InvalidInput(fmt::format("diff: {} is not a module archive", ma.root.is_object() ? b : a));
+  TreeDiff(ma, mb, o, d).module(*ma.root.to_object(), *mb.root.to_object(), "");
   return d;
 }
 
@@ -112,6 +204,13 @@ std::string archive_diff_text(const ArchiveDiff& d) {
     else if (t.what == "removed") out += fmt::format("{} {}: removed ({})\n", t.kind, t.name, t.a);
     else if (t.what == "values") out += fmt::format("{} {}: values changed (checksum {} -> {})\n", t.kind, t.name, t.a, t.b);
     else out += fmt::format("{} {}: {} changed: {} -> {}\n", t.kind, t.name, t.what, t.a, t.b);
+  }
+  for (const auto& m : d.modules) {
+    const std::string where = m.path.empty() ? "the root module" : "module " + m.path;
+    if (m.what == "added") out += fmt::format("module {}: added ({})\n", m.path, m.b);
+    else if (m.what == "removed") out += fmt::format("module {}: removed ({})\n", m.path, m.a);
+    else if (m.what == "class") out += fmt::format("{}: class changed: {} -> {}\n", where, m.a, m.b);
+    else out += fmt::format("{}: attribute {} changed: {} -> {}\n", where, m.name, m.a.empty() ? "(none)" : m.a, m.b.empty() ? "(none)" : m.b);
   }
   for (const auto& m : d.methods) {
     if (m.what != "graph") out += fmt::format("method {}: {}\n", m.name, m.what);
@@ -127,6 +226,9 @@ std::string archive_diff_json(const ArchiveDiff& d) {
   j["equal"] = d.equal();
   j["tensors"] = nlohmann::json::array();
   for (const auto& t : d.tensors) j["tensors"].push_back({{"kind", t.kind}, {"name", t.name}, {"change", t.what}, {"a", t.a}, {"b", t.b}});
+  j["modules"] = nlohmann::json::array();
+  for (const auto& m : d.modules)
+    j["modules"].push_back({{"path", m.path}, {"change", m.what}, {"name", m.name}, {"a", m.a}, {"b", m.b}});
   j["methods"] = nlohmann::json::array();
   for (const auto& m : d.methods) j["methods"].push_back({{"name", m.name}, {"change", m.what}, {"diff", m.diff}});
   return j.dump(1) + "\n";

@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <algorithm>
+#include <map>
+#include <set>
 
 #include "lib/check/graph_diff.h"
 #include "lib/check/output_compare.h"
 #include "lib/check/traced_assumptions.h"
 #include "lib/core/error.h"
 #include "lib/frontend/graph_function.h"
+#include "lib/frontend/ir_emitter.h"
 #include "lib/ir/constants.h"
 #include "lib/ir/graph_printer.h"
 #include "lib/runtime/inputs.h"
@@ -19,13 +23,24 @@
 namespace jitctl {
 namespace {
 
-std::vector<IValue> read_inputs(const std::string& path, const Method& m, const std::string& method) {
+// How many arguments (after self) the method takes: at least `min`, at most `max`.
+struct Arity {
+  size_t min = 0, max = 0;
+};
+
+Arity arity_of(const FunctionSchema& s) {
+  Arity a;
+  a.max = s.arguments.empty() ? 0 : s.arguments.size() - 1;
+  a.min = a.max;
+  while (a.min > 0 && s.arguments[a.min].default_value) --a.min;
+  return a;
+}
+
+std::vector<IValue> read_inputs(const std::string& path, const Arity& a, const std::string& method) {
   std::vector<IValue> args = load_inputs(path);
-  if (args.size() < m.min_inputs() || args.size() > m.num_inputs())
+  if (args.size() < a.min || args.size() > a.max)
     throw InvalidInput(fmt::format("{}: method '{}' takes {} argument(s), the file gives {}", path, method,
-                                   m.min_inputs() == m.num_inputs()
-                                       ? std::to_string(m.num_inputs())
-                                       : fmt::format("{} to {}", m.min_inputs(), m.num_inputs()),
+                                   a.min == a.max ? std::to_string(a.max) : fmt::format("{} to {}", a.min, a.max),
                                    args.size()));
   return args;
 }
@@ -98,10 +113,179 @@ std::string first_difference(const GraphDiff& d) {
   return show("first trace", a) + show("this trace ", b);
 }
 
-void save_trace(Runtime& rt, const std::string& method, const std::shared_ptr<Graph>& trace, const std::string& path) {
+const ObjectData* module_at(const IValue& root, const std::string& path) {
+  const IValue* v = &root;
+  size_t start = 0;
+  while (start <= path.size()) {
+    if (!v->is_object()) return nullptr;
+    const size_t dot = path.find('.', start);
+    const std::string atom = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    v = v->to_object()->attr(atom);
+    if (!v) return nullptr;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return v->is_object() ? v->to_object().get() : nullptr;
+}
+
+// The number of arguments (self included) a class's method declares; nullopt without one.
+std::optional<size_t> declared_arguments(LoadedModule& m, const std::string& cls, const std::string& method) {
+  const auto* fn = m.cu->find_method(cls, method);
+  if (!fn) return std::nullopt;
+  return schema_of(*m.cu, *fn).arguments.size();
+}
+
+void module_objects(const IValue& v, std::map<std::string, std::vector<const ObjectData*>>& out) {
+  if (!v.is_object()) return;
+  const ObjectData& o = *v.to_object();
+  auto& list = out[o.type_name];
+  if (std::find(list.begin(), list.end(), &o) != list.end()) return;
+  list.push_back(&o);
+  for (const auto& [name, a] : o.attrs) module_objects(a, out);
+}
+
+// A traced module declares its parameters and buffers as they are (`bias : Tensor`), where a
+// scripted class may declare them Optional (nn.Conv2d's bias): the classes whose methods the
+// trace replaces take the traced module's declarations, when every object of the class holds a
+// tensor there.
+void refine_optional_tensors(LoadedModule& m, const std::map<std::pair<std::string, std::string>, const TracedMethod*>& chosen) {
+  std::map<std::string, std::vector<const ObjectData*>> objects;
+  module_objects(m.root, objects);
+  std::set<std::string> classes;
+  for (const auto& [key, tm] : chosen) classes.insert(key.first);
+  for (const auto& name : classes) {
+    auto cls = m.cu->find_class(name);
+    if (!cls) continue;
+    std::vector<std::string> refine;
+    for (const auto& a : cls->attributes()) {
+      if (a.kind == ClassType::AttributeKind::Regular || a.type->kind() != TypeKind::Optional ||
+          a.type->contained()[0]->kind() != TypeKind::Tensor)
+        continue;
+      bool all_tensors = true;
+      for (const ObjectData* o : objects[name]) {
+        const IValue* v = o->attr(a.name);
+        all_tensors = all_tensors && v && v->is_tensor() && v->to_tensor().defined();
+      }
+      if (all_tensors) refine.push_back(a.name);
+    }
+    for (const auto& a : refine) cls->set_attribute_type(a, TensorType::get());
+  }
+}
+
+using MethodKey = std::pair<std::string, std::string>;
+
+void called_methods(const Block& b, std::vector<MethodKey>& out) {
+  for (const Node* n : b.nodes()) {
+    if (n->kind() == prim::CallMethod && !n->inputs().empty())
+      if (const auto* cls = n->input(0)->type()->cast<ClassType>()) out.push_back({cls->qualified_name(), n->s(attr::name)});
+    for (const Block* sub : n->blocks()) called_methods(*sub, out);
+  }
+}
+
+// The code the saved trace keeps: every method of a class the trace replaces no method of, and of
+// the traced classes what the root's other methods reach through calls. A traced class's other
+// methods go (torch.jit.trace's modules have only their traced methods): `drop` lists them.
+// Returns false when kept code calls one of `resigned` (methods whose arguments the trace changes).
+bool keep_code(LoadedModule& m, const std::string& traced_method, const std::set<MethodKey>& resigned,
+               const GraphOverrides& overrides, std::vector<MethodKey>& drop) {
+  std::map<std::string, std::vector<const ObjectData*>> objects;
+  module_objects(m.root, objects);
+  std::set<std::string> traced;
+  for (const auto& [key, g] : overrides) traced.insert(key.first);
+  std::set<MethodKey> kept;
+  std::vector<MethodKey> queue;
+  for (const auto& [name, objs] : objects) {
+    auto cls = m.cu->find_class(name);
+    if (!cls) continue;
+    for (const auto& sig : cls->methods()) {
+      const bool root_other = name == m.class_name && sig.name != traced_method;
+      if (!traced.count(name) || root_other) queue.push_back({name, sig.name});
+    }
+  }
+  while (!queue.empty()) {
+    const MethodKey key = queue.back();
+    queue.pop_back();
+    if (overrides.count(key) || !kept.insert(key).second) continue;
+    GraphFunction* fn = m.cu->graph_function(key.first, key.second);
+    if (!fn) continue;
+    std::vector<MethodKey> calls;
+    called_methods(*fn->graph()->block(), calls);
+    for (const auto& c : calls) {
+      if (resigned.count(c)) return false;
+      queue.push_back(c);
+    }
+  }
+  for (const auto& name : traced) {
+    auto cls = m.cu->find_class(name);
+    if (!cls) continue;
+    for (const auto& sig : cls->methods())
+      if (!overrides.count({name, sig.name}) && !kept.count({name, sig.name})) drop.push_back({name, sig.name});
+  }
+  return true;
+}
+
+// Writes the trace as torch.jit.trace's module holds it: the traced method calling each submodule's
+// traced methods, which take the place of (or, for a module called again, join) the methods of the
+// submodule's class -- so that PyTorch's `.inlined_graph` of the archive inlines them as it does
+// for its own traced modules. A traced method takes the tensors it was called with (nn.GRU's
+// forward takes its input alone); it is declared so. The traced classes keep only the methods the
+// root's other methods still call (keep_code). A scripted archive shares a class among equal
+// submodules: when two of them traced differently (a Conv2d with a bias and one without), or kept
+// code calls a method whose arguments change, the trace is written as one method instead.
+void save_trace(Runtime& rt, const std::string& method, const Trace& trace, const std::string& path) {
   LoadedModule& m = rt.loaded_module();
+  std::map<MethodKey, const TracedMethod*> chosen;
+  std::set<MethodKey> resigned;
+  bool structured = trace.calls != nullptr;
+  if (structured && declared_arguments(m, m.class_name, method) != trace.calls->inputs().size())
+    resigned.insert({m.class_name, method});
+  for (const auto& tm : trace.methods) {
+    const ObjectData* obj = structured ? module_at(m.root, tm.module) : nullptr;
+    if (!obj) {
+      structured = false;
+      break;
+    }
+    const auto key = std::make_pair(obj->type_name, tm.name);
+    if (auto it = chosen.find(key); it != chosen.end()) {
+      structured = canonical_graph_text(*it->second->graph) == canonical_graph_text(*tm.graph);
+      if (!structured) break;
+      continue;
+    }
+    const auto declared = declared_arguments(m, obj->type_name, tm.name);
+    if (declared && *declared != tm.graph->inputs().size()) resigned.insert(key);
+    chosen[key] = &tm;
+  }
   GraphOverrides overrides;
-  overrides[{m.class_name, method}] = trace;
+  std::vector<MethodKey> drop;
+  if (structured) {
+    overrides[{m.class_name, method}] = trace.calls;
+    for (const auto& [key, tm] : chosen) overrides[key] = tm->graph;
+    structured = keep_code(m, method, resigned, overrides, drop);
+  }
+  if (!structured) {
+    overrides.clear();
+    overrides[{m.class_name, method}] = trace.graph;
+    export_module(m, path, overrides);
+    return;
+  }
+  refine_optional_tensors(m, chosen);
+  for (const auto& [cls, name] : drop)
+    if (auto c = m.cu->find_class(cls)) c->remove_method(name);
+  for (const auto& [key, tm] : chosen) {
+    if (declared_arguments(m, key.first, key.second)) continue;
+    // A second call's method (forward1): declared from its graph, as PyTorch declares it.
+    auto cls = m.cu->find_class(key.first);
+    if (!cls) throw std::logic_error("save-trace: no class " + key.first);
+    MethodSignature sig;
+    sig.name = key.second;
+    const Graph& g = *tm->graph;
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Value* v = g.inputs()[i];
+      sig.arguments.push_back({i == 0 ? "self" : v->has_debug_name() ? v->debug_name_base() : fmt::format("argument_{}", i), v->type()});
+    }
+    sig.returns.push_back({"", g.outputs().at(0)->type()});
+    cls->add_method(std::move(sig));
+  }
   export_module(m, path, overrides);
 }
 
@@ -110,6 +294,7 @@ void save_trace(Runtime& rt, const std::string& method, const std::shared_ptr<Gr
 std::string InputSetCheck::status() const {
   if (!run_error.empty()) return "the first trace fails on it";
   if (graphs_differ || !assumptions.empty()) return "graphs differ";
+  if (!cannot_tell.empty() && constants_differ.empty() && outputs.empty()) return "cannot tell (graphs may differ)";
   if (!constants_differ.empty()) return "tensor constants differ";
   if (!outputs.empty()) return "outputs differ";
   return "ok";
@@ -121,20 +306,27 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   if (!expected.empty() && expected.size() != inputs.size())
     throw InvalidInput(fmt::format("check-trace: --expected: one file per input set ({} given for {})", expected.size(),
                                    inputs.size()));
+  const auto start = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   CheckTraceReport report;
   report.model = model;
   report.method = o.method;
   report.rtol = o.rtol;
   report.atol = o.atol;
   Runtime rt = Runtime::load(model);
-  Method own = rt.method(o.method);
   LoadedModule& m = rt.loaded_module();
+  check_method(m, o.method);
+  // Not planned: the model runs through the tracer, which needs kernels only for what it reaches.
+  const Arity own = arity_of(rt.schema(o.method));
   // The inlined graph: a traced module whose forward only calls submodules has no located node of its own.
   report.traced_archive = is_traced_graph(*m.cu->graph_function(m.class_name, o.method)->inlined_graph());
   const IValue self = rt.module();
 
   // 1. The trace, on the first input set.
   std::vector<IValue> first_args = read_inputs(inputs[0], own, o.method);
+  const auto first_start = std::chrono::steady_clock::now();
   Trace first;
   try {
     first = model_call("the model", inputs[0], [&] {
@@ -143,6 +335,7 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   } catch (const UntraceableModel& e) {
     report.verdict = "untraceable";
     report.untraceable = e.what();
+    report.seconds = since(start);
     return report;
   }
   report.trace = first.graph;
@@ -152,11 +345,12 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
     while (!s.empty() && s.back() == '\n') s.pop_back();
     report.nondeterministic.push_back(s);
   }
-  if (!o.save_trace.empty()) save_trace(rt, o.method, first.graph, o.save_trace);
   const Method first_run = plan_graph(first.graph);
   const std::vector<GraphLine> first_lines = canonical_graph_lines(*first.graph);
   TracedAssumptions assumed;
-  if (report.traced_archive) assumed = find_traced_assumptions(*first.graph, m, first_args);
+  if (report.traced_archive) assumed = find_traced_assumptions(*first.graph, m, self, first_args);
+  // The first input set's time includes making the trace (and what is derived from it).
+  const double first_seconds = since(first_start);
 
   // 2. Every input set.
   for (size_t k = 0; k < inputs.size(); ++k) {
@@ -172,6 +366,7 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
     } catch (const UntraceableModel& e) {
       report.verdict = "untraceable";
       report.untraceable = fmt::format("{}: {}", inputs[k], e.what());
+      report.seconds = since(start);
       return report;
     } catch (const Unsupported&) {
       throw;
@@ -180,7 +375,10 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
       // it (its shapes baked in), which the verdict counts as graphs that differ.
       if (!report.traced_archive) throw;
       set.run_error = e.what();
-      set.assumptions = broken_assumptions(assumed, read_inputs(inputs[k], own, o.method));
+      BrokenAssumptions broken = broken_assumptions(assumed, self, read_inputs(inputs[k], own, o.method));
+      set.assumptions = std::move(broken.certain);
+      set.cannot_tell = std::move(broken.cannot_tell);
+      set.seconds = since(t0) + (k == 0 ? first_seconds : 0);
       report.sets.push_back(std::move(set));
       continue;
     }
@@ -196,17 +394,15 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
       set.constants_differ = tensor_constants_differ(*first.graph, *again.graph);
     }
 
-    // The first trace on this input set, against the model's own outputs (or the expected ones).
-    // A trace that samples (random ops, dropout in training mode) gives other values than the
-    // model's own run: PyTorch reports every such output as not matching, after its warning that
-    // the trace had nondeterministic nodes. Its samples are not PyTorch's, so it is not run.
+    // The first trace on this input set, against the model's own outputs (or the expected ones):
+    // what the model returned while it was traced again on the set, under no_grad as PyTorch's check
+    // runs the Python. A trace that samples (random ops, dropout in training mode) gives other values
+    // than the model's own run wherever its samples reach an output: PyTorch then reports the output
+    // as not matching, after its warning that the trace had nondeterministic nodes. jitctl's samples
+    // are not PyTorch's, but whether they reach an output is the model's, not the stream's.
     IValue traced_out;
     bool ran = false;
-    if (!report.nondeterministic.empty()) {
-      set.outputs.push_back({1, "the model", fmt::format("the trace has nondeterministic nodes ({}): their samples differ "
-                                                         "from one run to the next",
-                                                         report.nondeterministic.size())});
-    } else try {
+    try {
       traced_out = run_graph_method(first_run, self, read_inputs(inputs[k], own, o.method));
       ran = true;
     } catch (const Unsupported&) {
@@ -226,7 +422,7 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
         }());
         against = "the expected outputs";
       } else {
-        reference = model_call("the model", inputs[k], [&] { return own(read_inputs(inputs[k], own, o.method)); });
+        reference = again.result;
         against = "the model";
       }
       set.outputs = compare_outputs(traced_out, reference, against, o.rtol, o.atol);
@@ -243,10 +439,16 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
         }
       }
     }
-    if (report.traced_archive) set.assumptions = broken_assumptions(assumed, read_inputs(inputs[k], own, o.method));
-    set.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (report.traced_archive) {
+      BrokenAssumptions broken = broken_assumptions(assumed, self, read_inputs(inputs[k], own, o.method));
+      set.assumptions = std::move(broken.certain);
+      set.cannot_tell = std::move(broken.cannot_tell);
+    }
+    set.seconds = since(t0) + (k == 0 ? first_seconds : 0);
     report.sets.push_back(std::move(set));
   }
+  report.seconds = since(start);
+  if (!o.save_trace.empty()) save_trace(rt, o.method, first, o.save_trace);
 
   // 3. The verdict, in PyTorch's order.
   report.verdict = "ok";
@@ -265,6 +467,11 @@ CheckTraceReport check_trace(const std::string& model, const std::vector<std::st
   }
   for (const auto& s : report.sets)
     if (!s.outputs.empty()) report.verdict = "outputs_differ";
+  if (report.verdict == "ok" && report.traced_archive) {
+    report.certain = false;
+    for (const auto& s : report.sets)
+      if (!s.cannot_tell.empty()) report.verdict = "graphs_differ";
+  }
   return report;
 }
 

@@ -11,7 +11,10 @@
 //     that an input set breaks (traced_assumptions.h): its code alone always re-traces to itself.
 // The verdict follows PyTorch's order: the first input set whose trace fails to run, or whose graph
 // or tensor constants differ, decides it (graphs_differ, or outputs_differ for constants); else
-// outputs that do not match make it outputs_differ; else it is ok.
+// outputs that do not match make it outputs_differ; else it is ok. A traced archive's verdict is
+// not certain: when only what it cannot tell (a constant that may be a baked size or value, a
+// rank that differs) speaks against the trace, the verdict is graphs_differ with certain = false;
+// an ok is never certain for it (a branch on the data leaves no mark in a trace).
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,10 +50,12 @@ struct InputSetCheck {
   std::string constants_differ;  // the first tensor constant whose value differs
   std::vector<OutputMismatch> outputs;
   std::vector<std::string> assumptions;  // what the traced archive assumes that this set breaks
+  std::vector<std::string> cannot_tell;  // what may break, which a traced archive cannot decide
   std::vector<TracerWarning> warnings;   // of the trace on this set
-  double seconds = 0;
+  double seconds = 0;  // elapsed: tracing this set, comparing, running (set 1: making the first trace too)
   bool ok() const {
-    return run_error.empty() && !graphs_differ && constants_differ.empty() && outputs.empty() && assumptions.empty();
+    return run_error.empty() && !graphs_differ && constants_differ.empty() && outputs.empty() && assumptions.empty() &&
+           cannot_tell.empty();
   }
   std::string status() const;  // "ok", "graphs differ", "tensor constants differ", "outputs differ", ...
 };
@@ -60,12 +65,14 @@ struct CheckTraceReport {
   std::string verdict;       // "ok", "graphs_differ", "outputs_differ" or "untraceable"
   std::string untraceable;   // why, for "untraceable"
   bool traced_archive = false;  // the method's own code came from torch.jit.trace
+  bool certain = true;          // false: a traced archive's verdict, inferred from what its graph shows
   std::vector<InputSetCheck> sets;
   std::vector<TracerWarning> warnings;        // of the first trace
   std::vector<std::string> nondeterministic;  // its nondeterministic nodes, as printed
   std::shared_ptr<Graph> trace;               // the first trace
   double rtol = 0;
   std::optional<double> atol;
+  double seconds = 0;  // elapsed, loading the model included
   bool generalizes() const { return verdict == "ok"; }
 };
 

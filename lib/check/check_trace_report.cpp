@@ -13,8 +13,18 @@ std::string where_text(const TracerWarning& w) {
   return w.where ? fmt::format("{}:{}", w.where->file, w.where->line) : std::string("<unknown>");
 }
 
+// Why a traced archive's verdict is never certain.
+std::string traced_caveat() {
+  return "cannot tell from a traced archive whether the Python would trace the same graph for every input set: a "
+         "branch on the data or on a size, or a number computed from a tensor, leaves no mark in a trace";
+}
+
 std::string verdict_text(const CheckTraceReport& r) {
+  if (r.verdict == "ok" && !r.certain)
+    return "no input set shows the trace failing to generalize; but " + traced_caveat();
   if (r.verdict == "ok") return "the trace generalizes: every input set gives the same graph and the model's outputs";
+  if (r.verdict == "graphs_differ" && !r.certain)
+    return "the trace probably does not generalize (cannot tell from a traced archive: see the input sets above)";
   if (r.verdict == "graphs_differ") return "the trace does not generalize: graphs differed across invocations";
   if (r.verdict == "outputs_differ") return "the trace does not generalize: outputs differ";
   return "the model cannot be traced: " + r.untraceable;
@@ -36,6 +46,7 @@ std::string set_details(const CheckTraceReport& r, size_t i) {
     out += "First diverging operator:\n" + s.first_difference;
   }
   for (const auto& a : s.assumptions) out += fmt::format("ERROR: Graphs would differ: {}\n", a);
+  for (const auto& c : s.cannot_tell) out += fmt::format("Cannot tell from a traced archive: {}\n", c);
   if (!s.constants_differ.empty())
     out += fmt::format("ERROR: Tensor-valued constant nodes differed in value across invocations:\n  {}\n",
                        s.constants_differ);
@@ -76,6 +87,9 @@ std::string check_trace_json(const CheckTraceReport& r) {
   j["generalizes"] = r.generalizes();
   if (!r.untraceable.empty()) j["untraceable"] = r.untraceable;
   j["traced_archive"] = r.traced_archive;
+  j["certain"] = r.certain;
+  if (r.traced_archive) j["caveat"] = traced_caveat();
+  j["seconds"] = r.seconds;
   j["rtol"] = r.rtol;
   j["atol"] = r.atol ? nlohmann::ordered_json(*r.atol) : nlohmann::ordered_json("default");
   auto sets = nlohmann::ordered_json::array();
@@ -93,6 +107,7 @@ std::string check_trace_json(const CheckTraceReport& r) {
       e["first_difference"] = s.first_difference;
     }
     if (!s.assumptions.empty()) e["broken_assumptions"] = s.assumptions;
+    if (!s.cannot_tell.empty()) e["cannot_tell"] = s.cannot_tell;
     if (!s.constants_differ.empty()) e["tensor_constants_differ"] = s.constants_differ;
     if (!s.run_error.empty()) e["run_error"] = s.run_error;
     auto outs = nlohmann::ordered_json::array();
@@ -112,29 +127,26 @@ std::string check_trace_json(const CheckTraceReport& r) {
 
 std::string check_trace_junit(const CheckTraceReport& r) {
   size_t failures = 0;
-  double seconds = 0;
-  for (const auto& s : r.sets) {
-    failures += s.ok() ? 0 : 1;
-    seconds += s.seconds;
-  }
+  const double seconds = r.seconds;
+  for (const auto& s : r.sets) failures += s.ok() ? 0 : 1;
   const bool untraceable = r.verdict == "untraceable";
   const size_t tests = untraceable ? 1 : r.sets.size();
   if (untraceable) failures = 1;
   const std::string suite = xml_escape(fmt::format("check-trace {} ({})", r.model, r.method));
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"jitctl check-trace\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.3f}\">\n",
+  out += fmt::format("<testsuites name=\"jitctl check-trace\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
                      tests, failures, seconds);
-  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.3f}\">\n",
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.6f}\">\n",
                      suite, tests, failures, seconds);
   const std::string classname = xml_escape(fmt::format("check-trace.{}", r.model));
   if (untraceable) {
-    out += fmt::format("    <testcase classname=\"{}\" name=\"trace\" time=\"0\">\n", classname);
+    out += fmt::format("    <testcase classname=\"{}\" name=\"trace\" time=\"{:.6f}\">\n", classname, seconds);
     out += fmt::format("      <failure type=\"untraceable\" message=\"{}\"/>\n", xml_escape(r.untraceable));
     out += "    </testcase>\n";
   }
   for (size_t i = 0; !untraceable && i < r.sets.size(); ++i) {
     const InputSetCheck& s = r.sets[i];
-    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", classname, xml_escape(set_label(r, i)),
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"", classname, xml_escape(set_label(r, i)),
                        s.seconds);
     if (s.ok()) {
       out += "/>\n";

@@ -3,6 +3,7 @@
 #include <dtl/dtl.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 
@@ -86,21 +87,34 @@ std::string shape_of(const std::string& text) {
   return out;
 }
 
-struct Edit {
-  char op;
-  size_t a, b;  // 0-based indices into the sequences (the one that applies)
-};
-
-std::vector<Edit> edit_script(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+// The shortest edit script as one entry per line of either side: ' ' in both, '-' only in the
+// first, '+' only in the second; each run of changes with its removals first, as unified diffs
+// show them.
+std::vector<char> edit_script(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   dtl::Diff<std::string, std::vector<std::string>> d(a, b);
   d.compose();
-  std::vector<Edit> out;
-  for (const auto& [elem, info] : d.getSes().getSequence()) {
-    const char op = info.type == dtl::SES_ADD ? '+' : info.type == dtl::SES_DELETE ? '-' : ' ';
-    out.push_back({op, static_cast<size_t>(info.beforeIdx > 0 ? info.beforeIdx - 1 : 0),
-                   static_cast<size_t>(info.afterIdx > 0 ? info.afterIdx - 1 : 0)});
+  std::vector<char> ops;
+  for (const auto& [elem, info] : d.getSes().getSequence())
+    ops.push_back(info.type == dtl::SES_ADD ? '+' : info.type == dtl::SES_DELETE ? '-' : ' ');
+  for (size_t i = 0; i < ops.size();) {
+    if (ops[i] == ' ') {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < ops.size() && ops[j] != ' ') ++j;
+    std::stable_partition(ops.begin() + static_cast<std::ptrdiff_t>(i), ops.begin() + static_cast<std::ptrdiff_t>(j),
+                          [](char op) { return op == '-'; });
+    i = j;
   }
-  return out;
+  return ops;
+}
+
+// A side's range in a hunk header, as diff -u and difflib write it: the first line and the count,
+// the count left out when it is 1, an empty range as the line before it and 0.
+std::string hunk_range(size_t first, size_t count) {
+  if (count == 1) return std::to_string(first);
+  return fmt::format("{},{}", count == 0 ? first - 1 : first, count);
 }
 
 }  // namespace
@@ -150,51 +164,46 @@ GraphDiff diff_graphs(const std::vector<GraphLine>& a, const std::vector<GraphLi
   std::vector<std::string> sa, sb;
   for (const auto& l : a) sa.push_back(shape_of(l.text));
   for (const auto& l : b) sb.push_back(shape_of(l.text));
-  std::vector<Edit> edits;
+  std::vector<char> ops;
   if (sa != sb) {
-    edits = edit_script(sa, sb);
+    ops = edit_script(sa, sb);
   } else {
     sa.clear();
     sb.clear();
     for (const auto& l : a) sa.push_back(l.text);
     for (const auto& l : b) sb.push_back(l.text);
-    edits = edit_script(sa, sb);
+    ops = edit_script(sa, sb);
+  }
+  // Each entry's line in each side: the lines of that side before it (0-based).
+  std::vector<size_t> line_a(ops.size() + 1), line_b(ops.size() + 1);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    line_a[i + 1] = line_a[i] + (ops[i] != '+' ? 1 : 0);
+    line_b[i + 1] = line_b[i] + (ops[i] != '-' ? 1 : 0);
   }
   GraphDiff d;
-  // Hunks: runs of changes with up to `context` common lines around them, joined when the gap
-  // between two runs is at most 2 * context.
+  // Hunks: runs of changes with up to `context` common lines around them, joined when at most
+  // 2 * context common lines lie between two runs.
   std::vector<size_t> changed;
-  for (size_t i = 0; i < edits.size(); ++i)
-    if (edits[i].op != ' ') changed.push_back(i);
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i] != ' ') changed.push_back(i);
   size_t k = 0;
   while (k < changed.size()) {
     size_t first = changed[k], last = changed[k];
     while (k + 1 < changed.size() && changed[k + 1] - last <= 2 * context + 1) last = changed[++k];
     ++k;
     const size_t begin = first >= context ? first - context : 0;
-    const size_t end = std::min(edits.size(), last + context + 1);
+    const size_t end = std::min(ops.size(), last + context + 1);
     std::vector<DiffLine> hunk;
-    size_t la = 0, lb = 0, na = 0, nb = 0;
-    bool seen_a = false, seen_b = false;
     for (size_t i = begin; i < end; ++i) {
-      const Edit& e = edits[i];
-      if (e.op != '+') {
-        if (!seen_a) la = e.a + 1, seen_a = true;
-        ++na;
-      }
-      if (e.op != '-') {
-        if (!seen_b) lb = e.b + 1, seen_b = true;
-        ++nb;
-      }
-      if (e.op == '-') ++d.removed;
-      if (e.op == '+') ++d.added;
-      hunk.push_back({e.op, e.op == '+' ? b[e.b] : a[e.a]});
+      if (ops[i] == '-') ++d.removed;
+      if (ops[i] == '+') ++d.added;
+      hunk.push_back({ops[i], ops[i] == '+' ? b[line_b[i]] : a[line_a[i]]});
     }
     d.hunks.push_back(std::move(hunk));
-    d.first_line_a.push_back(la);
-    d.first_line_b.push_back(lb);
-    d.length_a.push_back(na);
-    d.length_b.push_back(nb);
+    d.first_line_a.push_back(line_a[begin] + 1);
+    d.first_line_b.push_back(line_b[begin] + 1);
+    d.length_a.push_back(line_a[end] - line_a[begin]);
+    d.length_b.push_back(line_b[end] - line_b[begin]);
   }
   return d;
 }
@@ -208,7 +217,8 @@ std::string format_graph_diff(const GraphDiff& d, const std::string& label_a, co
       if (l.op != ' ' && !l.line.where.empty()) width = std::max(width, l.line.text.size());
   width = std::min<size_t>(width, 100);
   for (size_t i = 0; i < d.hunks.size(); ++i) {
-    out += fmt::format("@@ -{},{} +{},{} @@\n", d.first_line_a[i], d.length_a[i], d.first_line_b[i], d.length_b[i]);
+    out += fmt::format("@@ -{} +{} @@\n", hunk_range(d.first_line_a[i], d.length_a[i]),
+                       hunk_range(d.first_line_b[i], d.length_b[i]));
     for (const auto& l : d.hunks[i]) {
       if (l.op != ' ' && !l.line.where.empty())
         out += fmt::format("{}{:<{}}  # {}\n", l.op, l.line.text, width, l.line.where);

@@ -31,8 +31,8 @@ struct DiffLine {
 
 struct GraphDiff {
   std::vector<std::vector<DiffLine>> hunks;  // each with up to `context` unchanged lines around
-  std::vector<size_t> first_line_a, first_line_b;  // per hunk, 1-based line numbers
-  std::vector<size_t> length_a, length_b;
+  std::vector<size_t> first_line_a, first_line_b;  // per hunk, 1-based line numbers of each side
+  std::vector<size_t> length_a, length_b;          // per hunk, how many lines of each side
   size_t removed = 0, added = 0;
   bool equal() const { return removed == 0 && added == 0; }
 };
@@ -43,8 +43,10 @@ struct GraphDiff {
 // differs, the full canonical lines are diffed instead.
 GraphDiff diff_graphs(const std::vector<GraphLine>& a, const std::vector<GraphLine>& b, size_t context = 3);
 
-// The unified diff: `--- label_a`, `+++ label_b`, `@@ -l,n +l,n @@` hunks, changed lines marked
-// `-`/`+` and followed by `  # file:line` when known. Empty when the graphs are equal.
+// The unified diff: `--- label_a`, `+++ label_b`, `@@ -l,n +l,n @@` hunks with each side's lines as
+// diff -u and Python's difflib write them (`,1` left out, an empty side as `-l,0` after line l),
+// changed lines marked `-`/`+` (removals first) and followed by `  # file:line` when known. Empty
+// when the graphs are equal.
 std::string format_graph_diff(const GraphDiff& d, const std::string& label_a, const std::string& label_b);
 
 }  // namespace jitctl

@@ -35,6 +35,7 @@ class SourceMap {
   // `code_offset`; nullopt when no record covers it.
   std::optional<SourceLocation> location_for(uint32_t code_offset) const;
   size_t size() const { return records_.size(); }
+  const std::vector<Record>& records() const { return records_; }
 
  private:
   std::vector<Record> records_;  // sorted by code_offset

@@ -27,6 +27,7 @@
 #include "lib/core/ivalue.h"
 #include "lib/ir/ir.h"
 #include "lib/ir/source_location.h"
+#include "lib/runtime/trace_layout.h"
 
 namespace jitctl {
 
@@ -55,6 +56,10 @@ struct Trace {
   // graph(%self, %inputs...): the method's trace, as `.inlined_graph` of the module that
   // torch.jit.trace returns; the first input is the module.
   std::shared_ptr<Graph> graph;
+  // The same trace as torch.jit.trace structures the traced module: the method calling its
+  // submodules' traced methods (what an archive of the trace holds).
+  std::shared_ptr<Graph> calls;
+  std::vector<TracedMethod> methods;
   IValue result;  // what the method returned while it was traced
   std::vector<TracerWarning> warnings;
 };

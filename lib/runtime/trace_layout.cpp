@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "lib/frontend/schema_matching.h"
 #include "passes/dead_code_elimination.h"
 #include "passes/inliner.h"
 #include "passes/lower_simple_tuples.h"
@@ -180,10 +182,58 @@ void returns_to_tuples(Graph& g, Block* b) {
   }
 }
 
+// The schemas of the recorded operators (a clone drops them), which dead code elimination's alias
+// analysis reads: an in-place write to a buffer (BatchNorm's num_batches_tracked.add_(1)) is kept, as
+// PyTorch keeps it.
+void attach_schemas(Block* b) {
+  for (Node* n : b->nodes()) {
+    if (!n->schema() && n->kind().is_aten())
+      if (const FunctionSchema* s = match_builtin_schema(n)) n->set_schema(s);
+    for (Block* sub : n->blocks()) attach_schemas(sub);
+  }
+}
+
 // Each scope block becomes a graph (values it reads from outside become its inputs) called by a
 // prim::CallMethod; the callee graphs are kept by method name for the inliner.
 class Methods {
  public:
+  // The lifted methods under PyTorch's names, in the order the calls run: per module `forward`,
+  // then `forward1`, ... The graphs are copies, their calls renamed.
+  std::vector<TracedMethod> named(const Graph& root, std::shared_ptr<Graph>& renamed_root) {
+    std::map<std::string, std::string> names;  // internal -> public
+    std::map<std::string, size_t> per_module;
+    std::vector<std::string> order;
+    std::function<void(const Graph&)> visit = [&](const Graph& g) {
+      for (const Node* n : g.nodes()) {
+        if (n->kind() != prim::CallMethod || names.count(n->s(attr::name))) continue;
+        const std::string& internal = n->s(attr::name);
+        auto scope = scopes_.find(internal);
+        if (scope == scopes_.end()) continue;
+        const size_t k = per_module[scope->second]++;
+        names[internal] = k == 0 ? "forward" : fmt::format("forward{}", k);
+        order.push_back(internal);
+        visit(*graphs_.at(internal));
+      }
+    };
+    visit(root);
+    auto rename = [&](const Graph& g) {
+      auto copy = copy_graph_with_schemas(g);
+      for (Node* n : copy->nodes())
+        if (n->kind() == prim::CallMethod)
+          if (auto it = names.find(n->s(attr::name)); it != names.end()) n->s_(attr::name, it->second);
+      return copy;
+    };
+    renamed_root = rename(root);
+    std::vector<TracedMethod> out;
+    for (const auto& internal : order) {
+      std::string path = scopes_.at(internal);
+      const std::string prefix = "__module.";
+      if (path.compare(0, prefix.size(), prefix) == 0) path = path.substr(prefix.size());
+      out.push_back({path, names.at(internal), rename(*graphs_.at(internal))});
+    }
+    return out;
+  }
+
   std::shared_ptr<Graph> callee(const std::string& name) {
     auto it = optimized_.find(name);
     if (it != optimized_.end()) return it->second;
@@ -212,6 +262,7 @@ class Methods {
       n->erase_block(0);
       // The call.
       const std::string name = fmt::format("forward__trace_scope_{}", graphs_.size());
+      scopes_[name] = n->s(attr::scope);
       Node* call = g.create(prim::CallMethod, n->inputs(), 1);
       call->s_(attr::name, name);
       call->output()->set_type(graph->outputs()[0]->type());
@@ -219,6 +270,7 @@ class Methods {
       if (!n->outputs().empty()) n->output(0)->replace_all_uses_with(call->output());
       n->destroy();
       // The clean-up PyTorch runs on every traced method.
+      attach_schemas(graph->block());
       lower_simple_tuples(*graph);
       eliminate_dead_code(*graph);
       graphs_[name] = std::move(graph);
@@ -227,21 +279,25 @@ class Methods {
 
  private:
   std::map<std::string, std::shared_ptr<Graph>> graphs_, optimized_;
+  std::map<std::string, std::string> scopes_;  // internal name -> the module's scope ("__module.net.0")
 };
 
 }  // namespace
 
-std::shared_ptr<Graph> lay_out_trace(Graph& recorded) {
+TraceLayout lay_out_trace(Graph& recorded) {
   AttributeReads(recorded).run();
   LiftDefinitions().run(recorded.block());
   returns_to_tuples(recorded, recorded.block());
   Methods methods;
   methods.lift(recorded, recorded.block());
+  attach_schemas(recorded.block());
   lower_simple_tuples(recorded);
   eliminate_dead_code(recorded);
-  auto out = copy_graph_with_schemas(recorded);
-  inline_calls(*out, [&](const std::string&, const std::string& method) { return methods.callee(method); });
-  return out;
+  TraceLayout layout;
+  layout.methods = methods.named(recorded, layout.calls);
+  layout.inlined = copy_graph_with_schemas(recorded);
+  inline_calls(*layout.inlined, [&](const std::string&, const std::string& method) { return methods.callee(method); });
+  return layout;
 }
 
 }  // namespace jitctl

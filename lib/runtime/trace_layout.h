@@ -11,12 +11,29 @@
 // `preoptimize`: constants pooled at the top of each inlined body), which is what `.inlined_graph`
 // inlines.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "lib/ir/ir.h"
 
 namespace jitctl {
 
-// `recorded` is consumed (changed in place); the result is a new graph without calls.
-std::shared_ptr<Graph> lay_out_trace(Graph& recorded);
+// A method of a submodule made from the trace of its calls: what torch.jit.trace gives the
+// traced module's submodule, named as PyTorch names them per module in call order (forward,
+// forward1, ...).
+struct TracedMethod {
+  std::string module;  // the submodule's path from the root, "net.0"
+  std::string name;
+  std::shared_ptr<Graph> graph;  // graph(%self, ...), calls of its own submodules' traced methods
+};
+
+struct TraceLayout {
+  std::shared_ptr<Graph> inlined;  // the traced method's `.inlined_graph`: no calls
+  std::shared_ptr<Graph> calls;    // the traced method itself, calling the submodules' methods
+  std::vector<TracedMethod> methods;
+};
+
+// `recorded` is consumed (changed in place).
+TraceLayout lay_out_trace(Graph& recorded);
 
 }  // namespace jitctl

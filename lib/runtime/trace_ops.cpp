@@ -226,6 +226,12 @@ class OpRecorder {
       if (x.number) bake(ctx_, x, "a Python number");
     Stack out = run_kernel(k_, in_);
     const Tensor& t = out[0].to_tensor();
+    // The compiler's own torch.tensor (no source location): the number a subscript assignment
+    // `y[mask] = 0.0` writes, which Python's __setitem__ wraps into a tensor constant itself.
+    if (!n_.source_location() || n_.source_location()->file.empty()) {
+      b_.set_value(t, b_.constant(IValue(t)));
+      return plain(std::move(out));
+    }
     ctx_.warn_baked("torch.tensor() results are registered as constants in the trace", IValue());
     Value* c = b_.constant(IValue(t));
     Node* to = b_.graph()->create(aten::to, {c, b_.constant(IValue(t.device())),
@@ -326,12 +332,39 @@ class OpRecorder {
     }
   }
 
+  // PyTorch's tracer records the convolutions F.conv1d/conv2d/conv_transpose1d/2d call as
+  // aten::_convolution, with the backend flags of the run (no cudnn benchmark, not deterministic,
+  // cudnn enabled, tf32 allowed): the recorded arguments rearranged.
+  std::optional<std::vector<Value*>> as_convolution(const std::vector<Value*>& a) {
+    const bool conv = full_ == "aten::conv1d" || full_ == "aten::conv2d";
+    const bool transposed = full_ == "aten::conv_transpose1d" || full_ == "aten::conv_transpose2d.input";
+    if ((!conv && !transposed) || a.size() != (conv ? 7u : 8u)) return std::nullopt;
+    auto flag = [&](bool v) { return b_.constant(IValue(v)); };
+    if (conv) {
+      // (input, weight, bias, stride, padding, dilation, groups)
+      const size_t n = full_ == "aten::conv1d" ? 1 : 2;
+      std::vector<Value*> zeros;
+      for (size_t i = 0; i < n; ++i) zeros.push_back(b_.constant(IValue(int64_t{0})));
+      Value* output_padding = b_.insert(b_.graph()->create_list(IntType::get(), zeros), false)->output();
+      return std::vector<Value*>{a[0], a[1], a[2], a[3], a[4], a[5], flag(false), output_padding, a[6],
+                                 flag(false), flag(false), flag(true), flag(true)};
+    }
+    // (input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return std::vector<Value*>{a[0], a[1], a[2], a[3], a[4], a[7], flag(true), a[5], a[6],
+                               flag(false), flag(false), flag(true), flag(true)};
+  }
+
   std::vector<Traced> record_tensor_op() {
     fill_python_defaults();
     std::vector<Value*> args;
     for (size_t i = 0; i < s_->arguments.size() && i < in_.size(); ++i) args.push_back(record_argument(i));
     Stack out = run_kernel(k_, in_);
-    Node* node = b_.graph()->create(n_.kind(), args, 0);
+    Symbol kind = n_.kind();
+    if (auto conv = as_convolution(args)) {
+      kind = Symbol::aten("_convolution");
+      args = std::move(*conv);
+    }
+    Node* node = b_.graph()->create(kind, args, 0);
     std::vector<std::pair<size_t, Value*>> tensor_lists;
     for (size_t r = 0; r < s_->returns.size(); ++r) {
       Value* o = node->add_output();
@@ -371,6 +404,11 @@ class OpRecorder {
     if (full_ == "aten::add.t") return concat();
     if (full_ == "aten::list.t" || full_ == "aten::copy.t") return copy_list();
     if (full_ == "aten::_set_item.t") return set_item();
+    if (ctx_.keep_numbers && any_number())
+      if (auto r = kept_number()) return *r;
+    if ((name_ == "prim::min" || name_ == "prim::max") && in_.size() == 2 && any_number()) {
+      if (auto r = python_min_max()) return *r;
+    }
     if (any_number()) {
       if (auto r = arithmetic()) return *r;
       for (const auto& x : in_)
@@ -486,6 +524,64 @@ class OpRecorder {
       numbers[static_cast<size_t>(i)] = in_[2].number;
       b_.set_item_numbers(in_[0].v, numbers);
     }
+    return out;
+  }
+
+  // The tracing branch of library code, F.interpolate's output size
+  // `torch.floor((size.float() * torch.tensor(scale, dtype=torch.float32)).float())`: float() of a
+  // size is recorded as aten::to float32, its product with a Python float as that expression,
+  // math.floor as aten::floor; int() keeps the tensor (the operator taking it converts it);
+  // nullopt for anything else.
+  Value* to_float32(Value* v) {
+    return b_.insert(b_.graph()->create(aten::to, {v, b_.constant(IValue(static_cast<int64_t>(DType::Float32))),
+                                                  b_.constant(IValue(false)), b_.constant(IValue(false)), b_.none()}))
+        ->output();
+  }
+
+  std::optional<std::vector<Traced>> kept_number() {
+    Graph& g = *b_.graph();
+    Value* result = nullptr;
+    // size.float() * torch.tensor(scale, dtype=torch.float32), then .float() again.
+    if (name_ == "aten::mul" && in_.size() == 2 && in_[0].number && in_[1].v.is(K::Double)) {
+      Tensor scale = Tensor::empty(DType::Float32, {});
+      *static_cast<float*>(scale.mutable_data()) = static_cast<float>(in_[1].v.to_double());
+      Node* to = b_.insert(g.create(aten::to, {b_.constant(IValue(scale)), b_.constant(IValue(Device{})),
+                                               b_.constant(IValue(static_cast<int64_t>(DType::Float32))),
+                                               b_.constant(IValue(false)), b_.constant(IValue(false)), b_.none()}));
+      Node* detach = b_.insert(g.create(aten::detach, {to->output()}));
+      Node* mul = b_.insert(g.create(aten::mul, {in_[0].number, detach->output()}));
+      result = to_float32(mul->output());
+    } else if (in_.size() != 1 || !in_[0].number) {
+      return std::nullopt;
+    } else if (name_ == "aten::Float") {
+      result = to_float32(in_[0].number);
+    } else if (name_ == "aten::floor" || name_ == "aten::ceil") {
+      result = b_.insert(g.create(Symbol::from_qual_string(name_), {in_[0].number}))->output();
+    } else if (name_ == "aten::Int") {
+      result = in_[0].number;
+    } else {
+      return std::nullopt;
+    }
+    std::vector<Traced> out = plain(run_kernel(k_, in_));
+    out[0].number = result;
+    return out;
+  }
+
+  // Python's min(a, b) is a unless b < a, max(a, b) a unless b > a: the comparison of a followed
+  // number is a Python bool (baked), and the result is one of the arguments -- still followed when
+  // it is the traced size. nullopt when an argument is not a plain number.
+  std::optional<std::vector<Traced>> python_min_max() {
+    auto number = [](const IValue& v) -> std::optional<double> {
+      if (v.is(K::Int)) return static_cast<double>(v.to_int());
+      if (v.is(K::Double)) return v.to_double();
+      return std::nullopt;
+    };
+    const auto a = number(in_[0].v), b = number(in_[1].v);
+    if (!a || !b) return std::nullopt;
+    const bool second = name_ == "prim::min" ? *b < *a : *b > *a;
+    ctx_.warn_baked("converting a tensor to a Python boolean", IValue(second));
+    std::vector<Traced> out = plain(run_kernel(k_, in_));
+    out[0].number = in_[second ? 1 : 0].number;
     return out;
   }
 

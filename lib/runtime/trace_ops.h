@@ -22,6 +22,7 @@
 #include "lib/ir/ir.h"
 #include "lib/runtime/trace.h"
 #include "lib/runtime/trace_builder.h"
+#include "lib/runtime/trace_source.h"
 
 namespace jitctl {
 
@@ -32,6 +33,12 @@ struct TraceContext {
   // The graph being run was itself made by torch.jit.trace: its aten::Int/aten::Float of sizes are
   // the tracer's own implicit conversions, not Python's int()/float().
   bool traced_code = false;
+  // The Python source the scripted code was compiled from, where the archive keeps it.
+  const TraceSource* source = nullptr;
+  // The node being run stands for library code whose tracing branch keeps sizes traced
+  // (TraceSource::in_untraced_branch): int()/float()/math.floor() of a followed number are
+  // recorded as the tensor ops that branch runs instead of baking it.
+  bool keep_numbers = false;
 
   // Records a TracerWarning at the current location: `what` ("a Python boolean") was baked in.
   void warn_baked(const std::string& what, const IValue& value);

@@ -20,6 +20,7 @@
 #include "lib/runtime/trace_builder.h"
 #include "lib/runtime/trace_layout.h"
 #include "lib/runtime/trace_ops.h"
+#include "lib/runtime/trace_source.h"
 #include "lib/serialization/load_module.h"
 
 namespace jitctl {
@@ -39,31 +40,6 @@ bool is_traced_code(const Block& b, bool& located) {
       if (!is_traced_code(*sub, located)) return false;
   }
   return true;
-}
-
-// Dropout in training mode, which the interpreter refuses (it runs models for inference) but a
-// trace must run: torch.jit.trace records it, and its samples are what make a trace's outputs differ
-// from the model's. Elements are kept with probability 1-p and scaled by 1/(1-p), as PyTorch does;
-// the samples come from the kernels' own stream, not PyTorch's.
-void training_dropout(Stack& s) {
-  const double p = s.at(1).to_double();
-  if (!s.at(2).to_bool() || p == 0) {
-    s.resize(1);  // the identity, as in eval mode
-    return;
-  }
-  if (p < 0 || p > 1) throw InvalidInput(fmt::format("dropout probability has to be between 0 and 1, but got {}", p));
-  const IValue x = s[0];
-  Stack mask{x, IValue(1.0 - p), IValue()};
-  find_kernel("aten::bernoulli.p")(mask);
-  Stack kept{x, mask.at(0)};
-  find_kernel("aten::mul.Tensor")(kept);
-  if (p >= 1) {
-    s = std::move(kept);  // every element dropped: zeros
-    return;
-  }
-  Stack scaled{kept.at(0), IValue(1.0 / (1.0 - p))};
-  find_kernel("aten::mul.Scalar")(scaled);
-  s = std::move(scaled);
 }
 
 class Tracer {
@@ -250,9 +226,41 @@ class Tracer {
     }
   }
 
+  // `for row in x` over a tensor compiles to a loop over aten::len(x) selecting row i at the loop's
+  // own location; Python iterates a tensor through x.unbind(0), which its tracer records once, each
+  // row an output of the unpacked list. The body's select, or nullptr for any other loop.
+  static const Node* tensor_iteration(const Node& loop) {
+    const Node* len = loop.input(0)->node();
+    if (len->kind().qual_string() != std::string_view("aten::len") || len->inputs().size() != 1 ||
+        len->input(0)->type()->kind() != TypeKind::Tensor)
+      return nullptr;
+    const Block& body = *loop.blocks()[0];
+    for (const Node* s : body.nodes()) {
+      if (s->kind() != aten::select || s->inputs().size() != 3 || s->input(0) != len->input(0) ||
+          s->input(2) != body.inputs()[0] || s->source_location() != loop.source_location())
+        continue;
+      auto dim = to_ivalue(s->input(1));
+      if (dim && dim->is(IValue::Kind::Int) && dim->to_int() == 0) return s;
+    }
+    return nullptr;
+  }
+
+  void record_rows(const Node& select, const Tensor& x) {
+    Graph& g = *b_.graph();
+    Node* unbind = b_.insert(g.create(Symbol::aten("unbind"), {b_.value_of(x), b_.constant(IValue(int64_t{0}))}));
+    unbind->output()->set_type(ListType::create(TensorType::get()));
+    Node* unpack = b_.insert(g.create_list_unpack(unbind->output(), static_cast<size_t>(x.dim() > 0 ? x.sizes()[0] : 0)), false);
+    std::vector<Value*> rows(unpack->outputs().begin(), unpack->outputs().end());
+    rows_[&select] = std::move(rows);
+  }
+
   void run_loop(const Node& n, Env& env) {
     const int64_t trips = bake(ctx_, get(env, n.input(0)), "a Python index").to_int();
     const Block& body = *n.blocks()[0];
+    if (const Node* select = tensor_iteration(n)) {
+      const IValue& x = get(env, select->input(0)).v;
+      if (x.is_tensor() && x.to_tensor().dim() > 0 && x.to_tensor().sizes()[0] == trips) record_rows(*select, x.to_tensor());
+    }
     b_.set_location(n.source_location());
     bool cond = bake(ctx_, get(env, n.input(1)), "a Python boolean").to_bool();
     std::vector<Traced> carried;
@@ -281,7 +289,6 @@ class Tracer {
     r.schema = n.schema() ? n.schema() : match_builtin_schema(&n);
     const std::string name = r.schema ? r.schema->full_name() : std::string(n.kind().qual_string());
     if (r.schema) r.kernel = find_kernel(name);
-    if (name == "aten::dropout" || name == "aten::feature_dropout") r.kernel = training_dropout;
     if (!r.kernel) r.kernel = find_prim_op(name);
     if (!r.kernel) r.kernel = find_prim_op(n.kind().qual_string());
     if (!r.kernel)
@@ -291,7 +298,40 @@ class Tracer {
 
   void run_operator(const Node& n, Env& env) {
     const Resolved& r = resolve(n);
-    set_outputs(n, env, run_traced_op(ctx_, n, r.schema, r.kernel, inputs_of(n, env)));
+    if (auto rows = rows_.find(&n); rows != rows_.end()) {
+      // A row of a tensor iterated by the loop: what the recorded unbind unpacked.
+      Stack s;
+      for (Value* v : n.inputs()) s.push_back(get(env, v).v);
+      r.kernel(s);
+      const int64_t i = get(env, n.input(2)).v.to_int();
+      if (i >= 0 && static_cast<size_t>(i) < rows->second.size()) b_.set_value(s.at(0).to_tensor(), rows->second[static_cast<size_t>(i)]);
+      env[n.output()] = {s.at(0), nullptr};
+      return;
+    }
+    const bool keep = !ctx_.traced_code && ctx_.source && n.source_location() &&
+                      ctx_.source->in_untraced_branch(*n.source_location());
+    ctx_.keep_numbers = keep;
+    std::vector<Traced> out = run_traced_op(ctx_, n, r.schema, r.kernel, inputs_of(n, env));
+    ctx_.keep_numbers = false;
+    if (!ctx_.traced_code && !keep) bake_erased_conversions(n, out);
+    set_outputs(n, env, std::move(out));
+  }
+
+  // `int(x.size(0))` compiles to the size alone (an int of an int is the identity), but Python's
+  // int() of a traced size bakes it: a followed number whose expression is the argument of int( or
+  // float( in the original source is baked here, as the conversion TorchScript dropped would have.
+  void bake_erased_conversions(const Node& n, std::vector<Traced>& out) {
+    if (!ctx_.source || !n.source_location()) return;
+    bool any = false;
+    for (const auto& x : out) any = any || x.number;
+    if (!any) return;
+    const std::string_view call = ctx_.source->wrapping_conversion(*n.source_location());
+    if (call.empty()) return;
+    for (auto& x : out) {
+      if (!x.number) continue;
+      bake(ctx_, x, call == "int" ? "a Python integer" : "a Python float");
+      x.number = nullptr;
+    }
   }
 
   LoadedModule& m_;
@@ -300,6 +340,7 @@ class Tracer {
   size_t depth_ = 0;
   std::unordered_map<const Graph*, bool> traced_;
   std::unordered_map<const Node*, Resolved> ops_;
+  std::unordered_map<const Node*, std::vector<Value*>> rows_;  // tensor iterations' selects -> rows
 };
 
 // The trace's outputs, as PyTorch's TracingState::getOutput registers them.
@@ -360,7 +401,9 @@ Trace trace_method(Runtime& rt, const std::string& method, std::vector<IValue> a
     b.add_argument(args[i], fmt::format("argument {}", i + 1));
     in.push_back({std::move(args[i]), nullptr});
   }
+  const TraceSource source(*m.cu);
   TraceContext ctx{b, result.warnings, options.grad_enabled};
+  ctx.source = &source;
   Tracer tracer(m, ctx);
   std::vector<Traced> out = tracer.call_method(m.root, method, std::move(in));
   const bool strict = options.strict && !is_traced_graph(*fn->inlined_graph());
@@ -368,7 +411,10 @@ Trace trace_method(Runtime& rt, const std::string& method, std::vector<IValue> a
   b.graph()->set_insert_point(b.graph()->block());
   b.graph()->register_output(output_value(b, out.at(0), 0, strict));
   result.result = out.at(0).v;
-  result.graph = lay_out_trace(*b.graph());
+  TraceLayout layout = lay_out_trace(*b.graph());
+  result.graph = std::move(layout.inlined);
+  result.calls = std::move(layout.calls);
+  result.methods = std::move(layout.methods);
   return result;
 }
 

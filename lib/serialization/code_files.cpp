@@ -177,9 +177,14 @@ class CodeFilesPrinter {
   }
 
   // Without a signature from the caller: a method's from its class, a function's from its graph
-  // (as PyTorch makes one for a graph: inputs' names and types); neither knows default values.
+  // (as PyTorch makes one for a graph: inputs' names and types); neither knows default values. A
+  // graph that replaces a method with other arguments (a trace of it: only the tensors it was
+  // called with) gets its own graph's signature.
   PrintedSignature signature(const std::string& name, const MethodSignature* m, const Graph& g) {
-    if (auto s = signatures_(name, m ? m->name : "")) return *s;
+    if (auto s = signatures_(name, m ? m->name : "")) {
+      if (s->arguments.size() == g.inputs().size()) return *s;
+      return graph_signature(m ? m->name : base_name(name), g);
+    }
     PrintedSignature sig;
     if (m) {
       sig.name = m->name;
@@ -187,7 +192,12 @@ class CodeFilesPrinter {
       sig.return_type = m->returns.at(0).type;
       return sig;
     }
-    sig.name = base_name(name);
+    return graph_signature(base_name(name), g);
+  }
+
+  static PrintedSignature graph_signature(const std::string& name, const Graph& g) {
+    PrintedSignature sig;
+    sig.name = name;
     for (size_t i = 0; i < g.inputs().size(); ++i) {
       const Value* v = g.inputs()[i];
       sig.arguments.push_back({v->has_debug_name() ? v->debug_name_base() : fmt::format("argument_{}", i), v->type(),

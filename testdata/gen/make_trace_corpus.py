@@ -8,7 +8,8 @@ its input sets, and manifest.json's "trace_verdict" is what torch.jit.trace(modu
 check_inputs=[in0, in1, ...]) says about the original Python module ("ok", "graphs_differ",
 "outputs_differ") -- the layout ../shared/oracle/compat.py --checks check_trace reads.
 Every model is small: the whole directory is checked in a few seconds. diff/ holds re-exports of
-feed_forward for `jitctl diff` (one layer re-initialized; ReLU replaced by GELU).
+feed_forward for `jitctl diff`, each with one change: a layer re-initialized, one weight value, a
+buffer added, the forward's code, ReLU replaced by GELU.
 """
 import copy, json, os, sys, warnings
 
@@ -113,6 +114,15 @@ class FeedForward(nn.Module):
         return F.log_softmax(self.norm(self.net(x)), dim=-1)
 
 
+class FeedForwardSoftmax(FeedForward):
+    """feed_forward re-exported with another forward: the same class name and parameters."""
+    def forward(self, x):
+        return F.softmax(self.norm(self.net(x)), dim=-1)
+
+
+FeedForwardSoftmax.__name__ = FeedForwardSoftmax.__qualname__ = "FeedForward"
+
+
 class DataBranch(nn.Module):
     def forward(self, x):
         if bool(x.sum() > 0):
@@ -136,6 +146,35 @@ class SmallCNN(nn.Module):
         y = F.relu(self.bn(self.conv(x)))
         y = F.adaptive_avg_pool2d(y, 1).flatten(1)
         return self.fc(y)
+
+
+class IntOfSize(nn.Module):
+    """int() of a size: TorchScript compiles it away, Python's tracer bakes the size."""
+    def forward(self, x):
+        n = int(x.size(0))
+        return x.reshape(n, -1).sum(1)
+
+
+class MinOfSize(nn.Module):
+    """Python's min() returns one of its arguments: the traced size itself when it is the smaller."""
+    def forward(self, x):
+        k = min(x.size(0), 4)
+        return x[:k].sum(0)
+
+
+class RandomTimesZero(nn.Module):
+    """A random op whose samples never reach the output."""
+    def forward(self, x):
+        return x + 0.0 * torch.rand_like(x)
+
+
+class AlphaDropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.d = nn.AlphaDropout(0.2)
+
+    def forward(self, x):
+        return self.d(torch.selu(x))
 
 
 class RowLoopSameShape(nn.Module):
@@ -181,6 +220,16 @@ model("small_cnn", "conv/bn/relu/pool/linear, eval mode, batch and image size va
     lambda: (SmallCNN(), [(r(1, 3, 8, 8),), (r(2, 3, 12, 12),)]))
 model("row_loop_same_shape", "loop over x.size(0); every input set has 3 rows")(
     lambda: (RowLoopSameShape(), [(r(3, 4),), (r(3, 6),)]))
+model("int_of_size", "reshape(int(x.size(0)), -1): the batch size baked in")(
+    lambda: (IntOfSize(), [(r(2, 3, 2),), (r(4, 3, 2),)]))
+model("min_of_size_small", "x[:min(x.size(0), 4)], the size the smaller on every set: stays traced")(
+    lambda: (MinOfSize(), [(r(2, 3),), (r(3, 3),)]))
+model("min_of_size_mixed", "x[:min(x.size(0), 4)], the size smaller then larger than 4")(
+    lambda: (MinOfSize(), [(r(2, 3),), (r(6, 3),)]))
+model("random_times_zero", "x + 0.0 * rand_like(x): samples that never reach the output")(
+    lambda: (RandomTimesZero(), [(r(3, 4),), (r(2, 5),)]))
+model("alpha_dropout_train", "nn.AlphaDropout(0.2) in training mode", train=True)(
+    lambda: (AlphaDropout(), [(r(5, 6),), (r(2, 6),)]))
 
 
 def clone(inputs):
@@ -213,17 +262,32 @@ def main():
             torch.save(inp, os.path.join(OUT, f"{name}.in{i}.pt"))
         manifest[name] = {"kind": "scripted", "description": description, "trace_verdict": verdict}
         print(f"{name:24} {verdict}")
-    # For `jitctl diff`: a re-export of feed_forward with one layer changed (net.2 re-initialized),
-    # and one with a changed forward (ReLU -> GELU).
+    # For `jitctl diff`: re-exports of feed_forward, each with one change -- one layer re-initialized
+    # (net.2), one weight value changed (net.0.weight[1, 2]), a buffer added (`offset`), the root
+    # forward's code changed (softmax for log_softmax; parameters the same), and ReLU replaced by
+    # GELU (a submodule's code: only the inlined graph shows it).
     os.makedirs(os.path.join(OUT, "diff"), exist_ok=True)
-    torch.manual_seed(0)
-    module, _ = MODELS["feed_forward"][0]()
-    module.eval()
-    torch.manual_seed(1)
-    module.net[2].reset_parameters()
-    torch.jit.script(module).save(os.path.join(OUT, "diff", "feed_forward_relayer.pt"))
-    module.net[1] = nn.GELU()
-    torch.jit.script(module).save(os.path.join(OUT, "diff", "feed_forward_gelu.pt"))
+
+    def reexport(name, change):
+        torch.manual_seed(0)
+        module, _ = MODELS["feed_forward"][0]()
+        module.eval()
+        change(module)
+        torch.jit.script(module).save(os.path.join(OUT, "diff", f"feed_forward_{name}.pt"))
+
+    def relayer(m):
+        torch.manual_seed(1)
+        m.net[2].reset_parameters()
+
+    def one_weight(m):
+        with torch.no_grad():
+            m.net[0].weight[1, 2] += 0.5
+
+    reexport("relayer", relayer)
+    reexport("weight", one_weight)
+    reexport("buffer", lambda m: m.register_buffer("offset", torch.zeros(3)))
+    reexport("code", lambda m: setattr(m, "__class__", FeedForwardSoftmax))
+    reexport("gelu", lambda m: m.net.__setitem__(1, nn.GELU()))
     with open(os.path.join(OUT, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")

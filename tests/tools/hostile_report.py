@@ -42,6 +42,7 @@ def main():
     bases = {e.get("model", "base_valid.pt") for e in expect.values()}
     total = passed = 0
     failures = []
+    codes = {}
     for name, e in sorted(expect.items()):
         f = str(hostile / f"{name}.pt")
         model, inputs = str(hostile / e.get("model", "base_valid.pt")), str(hostile / e.get("inputs", "base_inputs_valid.pt"))
@@ -52,6 +53,7 @@ def main():
         for argv in runs:
             total += 1
             rc, err, _ = run(argv, 20)
+            codes[rc] = codes.get(rc, 0) + 1
             want = 3 if name in UNSUPPORTED else 2
             ok = rc is not None and rc >= 0 and (rc == want or (rc == 0 and e.get("may_succeed")))
             ok = ok and (rc == 0 or (clean(err) and err.startswith(b"jitctl: ") and e["mentions"].encode() in err.lower()))
@@ -59,7 +61,8 @@ def main():
             if not ok:
                 failures.append(f"{name} [{argv[1]}]: rc={rc} {err[:200]!r}")
     print(f"malformed archives: {len(expect)} files made from {len(bases)} models; {total} runs "
-          f"(info, dump-graph, run), {passed} met the contract ({100.0 * passed / total:.1f}%)")
+          f"(info, dump-graph, run), {passed} met the contract ({100.0 * passed / total:.1f}%); exit codes "
+          + ", ".join(f"{k}: {v}" for k, v in sorted(codes.items(), key=lambda kv: str(kv[0]))))
     for f in failures:
         print("  FAIL", f)
     running = json.loads((hostile / "running" / "running.json").read_text())
