@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/model_inputs.h"
 #include "lib/bench/callers.h"
 #include "lib/bench/machine.h"
@@ -94,6 +95,7 @@ void add_bench_threads_command(CLI::App& app) {
     int warmup = 3, iters = 20, rounds = 3;
     int64_t size = 0;
     double max_seconds = 0;
+    LimitOptions limits;
   };
   static Args a;
   auto* cmd = app.add_subcommand("bench-threads", "Measure latency and throughput across thread settings and recommend one");
@@ -115,7 +117,10 @@ void add_bench_threads_command(CLI::App& app) {
   cmd->add_option("--op", a.op, "sweep one kernel instead of a model: mm or conv")->check(CLI::IsMember({"mm", "conv"}));
   cmd->add_option("--size", a.size, "--op size: N for N x N matrices (mm) or N x N images (conv)");
   cmd->add_option("--device", a.device, "cpu (cuda: not in this build)")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  add_limit_options(*cmd, a.limits);
   cmd->callback([] {
+    resolve_model_and_specs(a);
+    const RunLimitsScope limits(run_limits(a.limits, a.model.empty() ? "--op " + a.op : a.model));
     if (a.device == "cuda") throw InvalidInput("--device cuda: this jitctl was built without CUDA kernels, or no GPU is present");
     const bool op_mode = !a.op.empty();
     if (op_mode && !a.model.empty())
@@ -123,7 +128,10 @@ void add_bench_threads_command(CLI::App& app) {
     if (!op_mode && a.model.empty()) throw InvalidInput("bench-threads: give a model M, or --op mm|conv --size N");
     if (op_mode && a.size <= 0) throw InvalidInput(fmt::format("--op {}: give --size N (a positive size)", a.op));
     if (!op_mode && a.size != 0) throw InvalidInput("--size: only with --op mm|conv");
-    if (!a.plot.empty()) check_plot_target(a.plot, {a.model, a.inputs});
+    if (!a.plot.empty()) {
+      check_output_path(a.plot, {a.model, a.inputs}, false, "--plot", /*forcible=*/false);
+      check_plot_target(a.plot, {a.model, a.inputs});
+    }
 
     init_threads(0, 0);
     std::vector<int> intra = parse_counts(a.threads, "--threads", true);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "lib/check/check_trace.h"
 #include "lib/check/check_trace_report.h"
 #include "lib/core/error.h"
@@ -21,8 +22,9 @@ void add_check_trace_command(CLI::App& app) {
     std::string model, format = "text";
     std::vector<std::string> inputs, expected;
     double atol = -1;
-    bool no_grad = false, no_strict = false, print_trace = false;
+    bool no_grad = false, no_strict = false, print_trace = false, force = false;
     CheckTraceOptions options;
+    LimitOptions limits;
   };
   static Args a;
   auto* cmd = app.add_subcommand(
@@ -42,7 +44,10 @@ void add_check_trace_command(CLI::App& app) {
   cmd->add_flag("--no-grad", a.no_grad, "the trace is made under torch.no_grad() (default: gradients enabled, as torch.jit.trace)");
   cmd->add_flag("--no-strict", a.no_strict, "as torch.jit.trace(strict=False): allow dicts among the outputs");
   cmd->add_flag("--print-trace", a.print_trace, "print the graph of the first trace before the report");
+  cmd->add_flag("--force", a.force, "let --save-trace replace the model, an --inputs or an --expected file");
+  add_limit_options(*cmd, a.limits);
   cmd->callback([] {
+    const RunLimitsScope limits(run_limits(a.limits, a.model));
     if (a.atol >= 0) a.options.atol = a.atol;
     a.options.traced_with_grad = !a.no_grad;
     a.options.strict = !a.no_strict;
@@ -50,7 +55,7 @@ void add_check_trace_command(CLI::App& app) {
       std::vector<std::string> ins = a.inputs;
       ins.push_back(a.model);
       ins.insert(ins.end(), a.expected.begin(), a.expected.end());
-      refuse_overwriting_inputs(a.options.save_trace, ins);
+      check_output_path(a.options.save_trace, ins, a.force, "--save-trace");
     }
     CheckTraceReport r = check_trace(a.model, a.inputs, a.expected, a.options);
     if (a.print_trace && r.trace) fmt::print("{}\n", graph_to_string(*r.trace));

@@ -11,6 +11,7 @@
 #include "lib/archive/zip_reader.h"
 #include "lib/core/describe.h"
 #include "lib/core/error.h"
+#include "lib/core/string_literal.h"
 #include "lib/frontend/importer.h"
 #include "lib/frontend/ir_emitter.h"
 #include "lib/serialization/import_code.h"
@@ -95,7 +96,9 @@ std::string short_class(const std::string& q) {
 }
 
 void print_tree(const ModuleNode& n, int depth) {
-  const std::string label = depth == 0 ? short_class(n.type_name) : n.name + ": " + short_class(n.type_name);
+  // Names come from the file: printed escaped, as messages are (string_literal.h).
+  const std::string label =
+      printable_text(depth == 0 ? short_class(n.type_name) : n.name + ": " + short_class(n.type_name));
   const std::string indent(2 * depth, ' ');
   if (!n.same_as.empty()) {
     fmt::print("  {}{}  (same module as {})\n", indent, label, n.same_as);
@@ -110,16 +113,16 @@ void print_tensor_table(const char* title, const std::vector<NamedTensor>& ts, b
   if (ts.empty()) return;
   fmt::print("\n{}\n", title);
   size_t w = 0;
-  for (const auto& t : ts) w = std::max(w, t.name.size());
+  for (const auto& t : ts) w = std::max(w, printable_text(t.name).size());
   for (const auto& [name, t] : ts)
-    fmt::print("  {:<{}}  {:<10} {:<20} {:>10}{}\n", name, w, dtype_name(t.dtype()), shape_string(t.sizes()),
+    fmt::print("  {:<{}}  {:<10} {:<20} {:>10}{}\n", printable_text(name), w, dtype_name(t.dtype()), shape_string(t.sizes()),
                human_bytes(t.nbytes()), mark_frozen && !t.requires_grad() ? "  requires_grad=False" : "");
 }
 
 void print_text(const ModuleInfo& info, const std::vector<std::pair<std::string, std::string>>& schemas) {
   fmt::print("archive      {} (TorchScript, format version {}, root folder '{}')\n", info.path, info.format_version,
-             info.root);
-  fmt::print("class        {}\n", info.class_name);
+             printable_text(info.root));
+  fmt::print("class        {}\n", printable_text(info.class_name));
   for (size_t i = 0; i < schemas.size(); ++i)
     fmt::print("{:<13}{}\n", i == 0 ? "methods" : "", schemas[i].second);
   fmt::print("parameters   {} in {} tensors ({})\n", grouped(total_numel(info.parameters)), info.parameters.size(),
@@ -130,7 +133,7 @@ void print_text(const ModuleInfo& info, const std::vector<std::pair<std::string,
     fmt::print("constants    {} tensors ({})\n", info.constants.size(), human_bytes(total_bytes(info.constants)));
   if (!info.extra_files.empty()) {
     std::vector<std::string> extras;
-    for (const auto& [name, size] : info.extra_files) extras.push_back(fmt::format("{} ({})", name, human_bytes(size)));
+    for (const auto& [name, size] : info.extra_files) extras.push_back(fmt::format("{} ({})", printable_text(name), human_bytes(size)));
     fmt::print("extra files  {}\n", fmt::join(extras, ", "));
   }
   fmt::print("\nmodules{:>56} {:>10}\n", "parameters", "bytes");

@@ -8,24 +8,21 @@
 #include "cli/cli_model.h"
 #include "cli/commands.h"
 #include "cli/conventions.h"
+#include "cli/standard_output.h"
 #include "cli/usage_errors.h"
 #include "cli/version.h"
 #include "lib/core/error.h"
+#include "lib/core/string_literal.h"
 
 namespace {
 
-// Errors are one line on stderr, whatever bytes a hostile file put into a name.
-std::string one_line(std::string s) {
-  for (auto& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return s;
-}
+// Errors are one line on stderr, whatever bytes a hostile file put into a name: control
+// characters (a terminal's escape sequences, newlines) and bytes that are not UTF-8 are escaped.
+std::string one_line(const std::string& s) { return jitctl::printable_text(s); }
 
 constexpr int kUsage = static_cast<int>(jitctl::ExitCode::InvalidInput);
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"jitctl: inspect, validate, transform, run and benchmark TorchScript models (model.pt from "
                "torch.jit.save) without PyTorch.",
                "jitctl"};
@@ -80,8 +77,16 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "jitctl: out of memory\n");
     return kUsage;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "jitctl: {}\n", one_line(e.what()));
+    // A limit reached (run_limits.h), standard output that cannot be written, or a library's error.
+    if (!jitctl::cli::report_standard_output_error(e)) fmt::print(stderr, "jitctl: {}\n", one_line(e.what()));
     return kUsage;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  jitctl::cli::prepare_standard_output();
+  return jitctl::cli::finish_standard_output(run(argc, argv));
 }

@@ -109,8 +109,7 @@ void rewrite_model(const RewriteJob& job) {
   if (is_stdout(job.output) && job.format == "json")
     throw InvalidInput(fmt::format("{}: -o - writes the archive to standard output, where the --format json report would go; use one",
                                    job.command));
-  if (!job.force && !is_stdout(job.output))
-    refuse_overwriting_inputs(job.output, {job.input}, " (use --force to replace it)");
+  check_output_path(job.output, {job.input}, job.force, "-o");
   LoadedModule m = load_module(job.input);
   TransformReport r;
   r.command = job.command;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/limit_options.h"
 #include "cli/model_inputs.h"
 #include "cli/validators.h"
 #include "lib/core/error.h"
@@ -140,7 +141,8 @@ void add_run_command(CLI::App& app) {
   struct Args : ModelInputs {
     std::string output, output_format, save_inputs, device = "cpu", format = "text";
     int threads = 0, interop = 0;
-    bool describe = false;
+    bool describe = false, force = false;
+    LimitOptions limits;
   };
   static Args a;
   auto* cmd = app.add_subcommand("run", "Run a method on inputs, as m(*inputs)");
@@ -154,8 +156,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--threads", a.threads, "intra-op threads (default: as parallel-info says)")->check(whole_number(1, kMaxThreads));
   cmd->add_option("--interop-threads", a.interop, "inter-op threads")->check(whole_number(1, kMaxThreads));
   cmd->add_option("--device", a.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  cmd->add_flag("--force", a.force, "let -o or --save-inputs replace the model or the --inputs file");
+  add_limit_options(*cmd, a.limits);
   cmd->callback([] {
     resolve_model_and_specs(a);
+    const RunLimitsScope limits(run_limits(a.limits, a.model));
     if (a.describe) {
       Runtime rt = Runtime::load(a.model);
       describe_inputs(a.model, a.method, rt.schema(a.method), a.format == "json");
@@ -171,7 +176,7 @@ void add_run_command(CLI::App& app) {
       throw InvalidInput(fmt::format("-o and --save-inputs name the same file {}", a.output));
     for (const std::string* out : {&a.output, &a.save_inputs})
       if (!out->empty() && *out != "-") {
-        refuse_overwriting_inputs(*out, {a.model, a.inputs});
+        check_output_path(*out, {a.model, a.inputs}, a.force, out == &a.output ? "-o" : "--save-inputs");
         (void)output_format(*out, out == &a.output ? a.output_format : "");  // a bad name fails before running
       }
     init_threads(a.threads, a.interop);

@@ -86,6 +86,7 @@ void len_tensor(Stack& s) {
 
 // The shape of a nested list of numbers, and its leaves in row-major order.
 void flatten_nested(const IValue& v, size_t depth, std::vector<int64_t>& shape, std::vector<IValue>& leaves) {
+  const ValueDepthGuard level("torch.tensor() reading");
   if (!v.is(IValue::Kind::List)) {
     if (depth != shape.size()) throw InvalidInput("torch.tensor: ragged nested list");
     if (v.is_tensor()) throw Unsupported("torch.tensor of a list of tensors is not supported");

@@ -196,6 +196,14 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::
 }
 
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
+  // A view's sizes may come from the model (expand, as_strided): its element count must fit in
+  // int64, or numel() wraps around and a kernel sees the wrong number of elements.
+  unsigned __int128 numel = 1;
+  for (int64_t s : sizes) {
+    numel *= static_cast<unsigned __int128>(s < 0 ? 0 : s);
+    if (numel > (static_cast<unsigned __int128>(1) << 62))
+      throw InvalidInput(fmt::format("Storage size calculation overflowed with sizes={}", shape_string(sizes)));
+  }
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = base.storage();
   impl->storage_offset = offset;

@@ -24,6 +24,7 @@ std::string format_double(double d) {
 namespace {
 
 void append_str(std::string& out, const IValue& v) {
+  const ValueDepthGuard level("printing");
   using K = IValue::Kind;
   switch (v.kind()) {
     case K::None: out += "None"; return;

@@ -44,12 +44,21 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
     if (!stdin_bytes) stdin_bytes = read_stdin();
     return stdin_bytes;
   }
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; only regular files are
+  // read, and for them the flag changes nothing.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) throw InvalidInput(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   struct stat st {};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                     : "not a regular file";
     ::close(fd);
-    throw InvalidInput(fmt::format("{}: not a regular file", path));
+    throw InvalidInput(fmt::format("{}: is {}; models and input files are read from regular files (- for standard "
+                                   "input)",
+                                   path, kind));
   }
   auto f = std::shared_ptr<MappedFile>(new MappedFile());
   f->path_ = path;

@@ -255,6 +255,7 @@ class Pickler {
   }
 
   void value(const IValue& v) {
+    const ValueDepthGuard level("pickling");
     switch (v.kind()) {
       case K::None: return op(NONE);
       case K::Bool: return op(v.to_bool() ? NEWTRUE : NEWFALSE);

@@ -3,25 +3,30 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 
+#include "lib/archive/mapped_file.h"
 #include "lib/archive/pickler.h"
 #include "lib/archive/zip_writer.h"
 #include "lib/core/error.h"
 
 namespace jitctl {
-void refuse_legacy_torch_save(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  char head[2] = {0, 0};
-  f.read(head, 2);
+namespace {
+
+void refuse_legacy_torch_save(const MappedFile& f) {
   // The pre-1.6 torch.save format is a bare pickle stream (protocol 2 starts with 0x80 0x02).
-  if (f.gcount() == 2 && static_cast<unsigned char>(head[0]) == 0x80 && head[1] <= 5)
-    throw Unsupported(fmt::format("{}: legacy (non-zip) torch.save format; re-save it with PyTorch >= 1.6", path));
+  if (f.size() >= 2 && f.data()[0] == 0x80 && f.data()[1] <= 5)
+    throw Unsupported(fmt::format("{}: legacy (non-zip) torch.save format; re-save it with PyTorch >= 1.6", f.path()));
 }
 
+}  // namespace
+
+// Through MappedFile, which opens only regular files and never blocks on a FIFO.
+void refuse_legacy_torch_save(const std::string& path) { refuse_legacy_torch_save(*MappedFile::open(path)); }
+
 IValue load_torch_save(const std::string& path) {
-  refuse_legacy_torch_save(path);
-  return load_torch_save(*Archive::open(path));
+  const auto file = MappedFile::open(path);
+  refuse_legacy_torch_save(*file);
+  return load_torch_save(*Archive::open(ZipReader::open(file)));
 }
 
 IValue load_torch_save(const Archive& a) {

@@ -50,7 +50,9 @@ std::shared_ptr<ZipReader> ZipReader::open(std::shared_ptr<MappedFile> file) {
   for (zip_int64_t i = 0; i < n; ++i) {
     zip_stat_t st;
     zip_stat_init(&st);
-    if (zip_stat_index(r->zip_, static_cast<zip_uint64_t>(i), 0, &st) != 0)
+    // Names as the bytes the archive holds (PyTorch's reader does not convert them either); a
+    // name that is not UTF-8 reaches messages escaped, not re-encoded from CP437.
+    if (zip_stat_index(r->zip_, static_cast<zip_uint64_t>(i), ZIP_FL_ENC_RAW, &st) != 0)
       throw InvalidInput(fmt::format("{}: entry {}: {}", path, i, zip_strerror(r->zip_)));
     Entry e;
     e.name = st.name ? st.name : "";

@@ -28,6 +28,7 @@ std::string first_writer(const Block* b, const AliasDb& db) {
 }
 
 IValue copy_value(const IValue& v, std::map<const Storage*, std::shared_ptr<Storage>>& storages) {
+  const ValueDepthGuard level("copying");
   using K = IValue::Kind;
   switch (v.kind()) {
     case K::Tensor: {

@@ -4,6 +4,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/ivalue_equality.h"
+#include "lib/core/run_limits.h"
 
 namespace jitctl {
 
@@ -109,6 +110,81 @@ void DictData::set(IValue key, IValue value) {
     }
   index_.emplace(h, items.size());
   items.emplace_back(std::move(key), std::move(value));
+}
+
+thread_local int ValueDepthGuard::depth_ = 0;
+
+ValueDepthGuard::ValueDepthGuard(const char* what) {
+  if (depth_ >= kMaxValueDepth)
+    throw InvalidInput(with_limits_subject(
+        fmt::format("{} a value that nests more than {} levels deep (lists in lists...)", what, kMaxValueDepth)));
+  ++depth_;
+}
+
+namespace {
+
+// Destroying a container destroys its items, which may be containers: a list nested a million
+// deep would take a million native frames. Past kFlatBelow levels of that, an item that is itself
+// a container is moved to a per-thread queue instead, which the outermost destructor empties
+// (each value taken from it may queue its own deep items), so the stack depth stays bounded.
+constexpr int kFlatBelow = 64;
+thread_local int destroying = 0;
+thread_local std::vector<IValue> deferred;
+
+bool holds_items(const IValue& v) {
+  using K = IValue::Kind;
+  return v.is(K::Tuple) || v.is(K::List) || v.is(K::Dict) || v.is(K::Object) || v.is(K::Future);
+}
+
+template <class Release>
+void destroy_flat(Release&& release) {
+  if (destroying >= kFlatBelow) {
+    release([](IValue& v) {
+      if (holds_items(v)) deferred.push_back(std::move(v));
+    });
+    return;
+  }
+  ++destroying;
+  release([](IValue&) {});
+  if (destroying == 1) {
+    while (!deferred.empty()) {
+      IValue v = std::move(deferred.back());
+      deferred.pop_back();
+    }
+  }
+  --destroying;
+}
+
+}  // namespace
+
+TupleData::~TupleData() {
+  destroy_flat([this](auto&& defer) {
+    for (auto& v : items) defer(v);
+    items.clear();
+  });
+}
+
+ListData::~ListData() {
+  destroy_flat([this](auto&& defer) {
+    for (auto& v : items) defer(v);
+    items.clear();
+  });
+}
+
+DictData::~DictData() {
+  destroy_flat([this](auto&& defer) {
+    for (auto& [k, v] : items) defer(k), defer(v);
+    items.clear();
+  });
+}
+
+ObjectData::~ObjectData() {
+  destroy_flat([this](auto&& defer) {
+    for (auto& a : attrs) defer(a.second);
+    if (setstate_arg) defer(*setstate_arg);
+    attrs.clear();
+    setstate_arg.reset();
+  });
 }
 
 const IValue* ObjectData::attr(const std::string& name) const {

@@ -87,12 +87,16 @@ class IValue {
 
 const char* kind_name(IValue::Kind k);
 
+// Containers and objects destroy their items without recursing once they nest deep (ivalue.cpp):
+// a model may build a list a million levels deep, and freeing it must not overflow the stack.
 struct TupleData {
   std::vector<IValue> items;
+  ~TupleData();
 };
 
 struct ListData {
   std::vector<IValue> items;
+  ~ListData();
   // TorchScript element type when the pickle said it (build_intlist, restore_type_tag); "" if not.
   std::string elem_type;
 };
@@ -101,6 +105,7 @@ struct ListData {
 struct DictData {
   std::vector<std::pair<IValue, IValue>> items;
   std::string key_type, value_type;  // from restore_type_tag, "" if unknown
+  ~DictData();
   const IValue* find(const IValue& key) const;  // nullptr when absent
   void set(IValue key, IValue value);
 
@@ -121,8 +126,27 @@ struct ObjectData {
   // A member of a TorchScript Enum (lib/core/enum_value.h): attrs are then exactly
   // ("name", str or None while unknown) and ("value", int/float/str).
   bool is_enum = false;
+  ~ObjectData();
 
   const IValue* attr(const std::string& name) const;
+};
+
+// Walks over values recurse into their items, and a model can build values of any depth while it
+// runs (a list in a list, a million times over). Every recursive walk over values enters each
+// level through a ValueDepthGuard, which throws InvalidInput past kMaxValueDepth levels (counted
+// per thread, over all walks in progress). Values read from files nest at most 512 deep
+// (the unpickler's limit), so every value a file can hold is walked.
+inline constexpr int kMaxValueDepth = 1000;
+class ValueDepthGuard {
+ public:
+  // `what` says what was walking, for the message: "printing", "comparing", "writing".
+  explicit ValueDepthGuard(const char* what);
+  ~ValueDepthGuard() { --depth_; }
+  ValueDepthGuard(const ValueDepthGuard&) = delete;
+  ValueDepthGuard& operator=(const ValueDepthGuard&) = delete;
+
+ private:
+  static thread_local int depth_;
 };
 
 // The hash of a dict key, consistent with ivalues_equal (lib/core/ivalue_equality.h): equal keys

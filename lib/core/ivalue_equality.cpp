@@ -39,6 +39,7 @@ bool elements_equal(DType dt, const char* a, const char* b) {
 }  // namespace
 
 bool ivalues_equal(const IValue& a, const IValue& b) {
+  const ValueDepthGuard level("comparing");
   auto numeric = [](K k) { return k == K::Int || k == K::Double || k == K::Bool; };
   if (numeric(a.kind()) && numeric(b.kind())) {
     auto val = [](const IValue& v) { return v.is(K::Bool) ? (v.to_bool() ? 1.0 : 0.0) : v.to_double(); };
@@ -65,6 +66,7 @@ bool ivalues_equal(const IValue& a, const IValue& b) {
 }
 
 bool ivalues_equal_strict(const IValue& a, const IValue& b) {
+  const ValueDepthGuard level("comparing");
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
     case K::Int: return a.to_int() == b.to_int();

@@ -1,15 +1,38 @@
 #include "lib/core/storage.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <unordered_map>
 #include <vector>
 
+#include "lib/core/describe.h"
+#include "lib/core/run_limits.h"
+
 namespace jitctl {
 namespace {
 
 constexpr std::align_val_t kAlign{64};
+
+// Every tensor buffer of the pool's sizes is charged to the memory limit before it is allocated
+// (run_limits.h), and an allocation the system refuses is the same error: the interpreter names
+// the op either way.
+uint8_t* new_charged(size_t bytes) {
+  charge_memory(bytes);
+  try {
+    return static_cast<uint8_t*>(::operator new[](bytes, kAlign));
+  } catch (const std::bad_alloc&) {
+    release_memory(bytes);
+    throw LimitReached(with_limits_subject(fmt::format("out of memory allocating a tensor of {}", human_bytes(bytes))));
+  }
+}
+
+void delete_charged(uint8_t* p, size_t bytes) {
+  ::operator delete[](p, kAlign);
+  release_memory(bytes);
+}
 
 // Buffers of 32 KiB and more freed by one call are what the next call of the same model asks
 // for: keeping them (by size, rounded up to 4 KiB pages) saves the page faults and the kernel's zero-filling of
@@ -28,6 +51,8 @@ class BufferPool {
   }
   static size_t rounded(size_t n) { return (n + kGranule - 1) / kGranule * kGranule; }
 
+  // Buffers kept here stay charged to the memory limit (run_limits.h): they are memory the
+  // process holds. A charge that does not fit gives them back first (reclaim).
   uint8_t* get(size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -39,7 +64,7 @@ class BufferPool {
         return p;
       }
     }
-    return static_cast<uint8_t*>(::operator new[](bytes, kAlign));
+    return new_charged(bytes);
   }
   void put(uint8_t* p, size_t bytes) {
     {
@@ -50,7 +75,19 @@ class BufferPool {
         return;
       }
     }
-    ::operator delete[](p, kAlign);
+    delete_charged(p, bytes);
+  }
+  uint64_t reclaim() {
+    std::unordered_map<size_t, std::vector<uint8_t*>> free;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      free.swap(free_);
+      cached_ = 0;
+    }
+    uint64_t released = 0;
+    for (auto& [bytes, list] : free)
+      for (uint8_t* p : list) delete_charged(p, bytes), released += bytes;
+    return released;
   }
 
  private:
@@ -61,12 +98,23 @@ class BufferPool {
 
 // 64-byte alignment keeps vectorized kernels on aligned loads.
 std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes, bool zero = true) {
+  static const bool reclaimer_set = [] {
+    set_memory_reclaimer([] { return BufferPool::global().reclaim(); });
+    return true;
+  }();
+  (void)reclaimer_set;
+  // No memory holds this much, and rounding it up to pages would wrap around.
+  if (nbytes > (size_t{1} << 60))
+    throw LimitReached(with_limits_subject(fmt::format("a tensor of {} bytes cannot be allocated", nbytes)));
   if (nbytes >= BufferPool::kMinBytes) {
     const size_t bytes = BufferPool::rounded(nbytes);
     uint8_t* p = BufferPool::global().get(bytes);
     if (zero) std::memset(p, 0, nbytes);
     return std::shared_ptr<uint8_t>(p, [bytes](uint8_t* q) { BufferPool::global().put(q, bytes); });
   }
+  // Below the pool's size the charge is not made: two atomic operations per small tensor cost a
+  // dispatch-bound model a few percent, and many small tensors are what the memory sampling of
+  // run_limits.h catches.
   auto* p = static_cast<uint8_t*>(::operator new[](nbytes ? nbytes : 1, kAlign));
   if (zero) std::memset(p, 0, nbytes ? nbytes : 1);
   return std::shared_ptr<uint8_t>(p, [](uint8_t* q) { ::operator delete[](q, kAlign); });

@@ -178,6 +178,61 @@ bool unescape_string(std::string_view body, EscapeRules rules, std::string& out,
   return true;
 }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at s[i] (2 to 4) and its code point, or 0 when the
+// bytes there are not one (overlong forms, surrogates, beyond U+10FFFF, truncated).
+size_t utf8_sequence(std::string_view s, size_t i, uint32_t& cp) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  size_t n = 0;
+  if (c >= 0xc2 && c <= 0xdf) n = 2, cp = c & 0x1f;
+  else if (c >= 0xe0 && c <= 0xef) n = 3, cp = c & 0x0f;
+  else if (c >= 0xf0 && c <= 0xf4) n = 4, cp = c & 0x07;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((b(k) & 0xc0) != 0x80) return 0;
+    cp = (cp << 6) | (b(k) & 0x3f);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp < 0xe000)) return 0;
+  return n;
+}
+
+// Characters that are valid but print as nothing, move the cursor, or reorder what follows.
+bool hides_or_reorders(uint32_t cp) {
+  return (cp >= 0x80 && cp < 0xa0) || cp == 0xad || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+         (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
+}
+
+}  // namespace
+
+std::string printable_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    uint32_t cp = 0;
+    const size_t n = c >= 0x80 ? utf8_sequence(s, i, cp) : 0;
+    if (n == 0) {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    } else if (hides_or_reorders(cp)) {
+      out += fmt::format("\\u{:04x}", cp);
+      i += n;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 std::string xml_escape(std::string_view s) {
   std::string out;
   for (const char c : s) {

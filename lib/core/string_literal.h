@@ -28,6 +28,15 @@ enum class EscapeRules {
 // its backslash.
 bool unescape_string(std::string_view body, EscapeRules rules, std::string& out, std::string& error, size_t& error_at);
 
+// Text from a file (a zip entry name, a pickle global, a class or attribute name, a string, a
+// line of code) made safe to print in a message on a terminal, one line: printable ASCII and
+// well-formed UTF-8 of printable characters stay as they are; control characters (tab and newline
+// included), DEL, the C1 controls, bytes that are not well-formed UTF-8, and the characters that
+// reorder or hide text (bidirectional overrides and isolates, U+2028/U+2029 separators, zero-width
+// joiners, BOM) become \xHH (bytes) or \uHHHH (characters). An ESC of a terminal sequence prints as
+// \x1b, so a hostile name can neither colour nor rewrite the terminal.
+std::string printable_text(std::string_view s);
+
 // Text for XML attributes and character data (SVG plots, JUnit reports): &, <, >, " and ' as
 // entities; control characters XML 1.0 does not allow (all but tab, newline, carriage return) as '?'.
 std::string xml_escape(std::string_view s);

@@ -62,9 +62,17 @@ Tensor Tensor::empty(DType dtype, std::vector<int64_t> sizes, Device device) {
   impl->dtype = dtype;
   impl->strides = contiguous_strides(sizes);
   impl->sizes = std::move(sizes);
-  int64_t n = 1;
-  for (auto s : impl->sizes) n *= s;
-  impl->storage = Storage::allocate(static_cast<size_t>(n) * element_size(dtype), device);
+  // Sizes come from models and inputs: checked before the product can wrap around (a shape of
+  // [2**32, 2**32] would otherwise make an empty storage for 2**64 elements).
+  unsigned __int128 bytes = element_size(dtype);
+  for (auto s : impl->sizes) {
+    if (s < 0)
+      throw InvalidInput(fmt::format("Trying to create tensor with negative dimension {}: {}", s, shape_string(impl->sizes)));
+    bytes *= static_cast<unsigned __int128>(s);
+    if (bytes > (static_cast<unsigned __int128>(1) << 62))
+      throw InvalidInput(fmt::format("Storage size calculation overflowed with sizes={}", shape_string(impl->sizes)));
+  }
+  impl->storage = Storage::allocate(static_cast<size_t>(bytes), device);
   return Tensor(std::move(impl));
 }
 

@@ -209,6 +209,7 @@ std::string format_double(double d) {
 }
 
 std::string format_ivalue(const IValue& v) {
+  const ValueDepthGuard level("printing");
   auto join = [](const std::vector<IValue>& items, const char* open, const char* close) {
     std::string out = open;
     for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + format_ivalue(items[i]);

@@ -8,6 +8,7 @@
 namespace jitctl {
 
 bool insertable_ivalue(const IValue& v) {
+  const ValueDepthGuard level("inserting as a constant");
   using K = IValue::Kind;
   switch (v.kind()) {
     case K::Int:

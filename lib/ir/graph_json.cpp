@@ -146,6 +146,7 @@ Json number(double d) {
 }
 
 Json ivalue_json(const IValue& v) {
+  const ValueDepthGuard level("writing as JSON");
   switch (v.kind()) {
     case IValue::Kind::None: return nullptr;
     case IValue::Kind::Bool: return v.to_bool();

@@ -229,6 +229,13 @@ size_t Node::blocks_from_graph_block() const {
   return d;
 }
 
+size_t Graph::block_depth() const {
+  size_t depth = 0;
+  for (const Block* b : all_blocks_)
+    if (const Node* n = b->owning_node()) depth = std::max(depth, n->blocks_from_graph_block() + 1);
+  return depth;
+}
+
 Block* Node::find_common_ancestor_block_with(Node* n) {
   if (n->owning_block_ == owning_block_) return owning_block_;
   Node* a = this;

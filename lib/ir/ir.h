@@ -424,6 +424,10 @@ class Graph {
   const std::unordered_map<std::string, Value*>& debug_names() const { return unique_names_; }
   size_t next_unique() const { return next_unique_; }
 
+  // How deep blocks nest: 0 for a graph without control flow, 1 with an if or a loop, ... Counted
+  // without recursion, for code that must bound its walks before it recurses.
+  size_t block_depth() const;
+
   // Throws std::logic_error on a broken invariant: uses out of step with inputs, a value used
   // out of scope or before its definition, stray param/return nodes.
   void lint() const;

@@ -45,6 +45,7 @@ std::pair<TypePtr, TypePtr> dict_types(const DictData& dict) {
 }
 
 TypePtr ivalue_type(const IValue& v) {
+  const ValueDepthGuard level("typing");
   using K = IValue::Kind;
   switch (v.kind()) {
     case K::None: return NoneType::get();

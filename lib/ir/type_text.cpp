@@ -44,6 +44,13 @@ class TypeReader {
   TypeReader(std::string_view text, size_t pos, TypeTextContext& ctx) : s_(text), pos_(pos), ctx_(ctx) {}
 
   TypePtr type() {
+    // Type text also comes from files (the element types a pickle records): bound the recursion.
+    if (depth_ >= kMaxDepth) fail(fmt::format("types nest deeper than {}", kMaxDepth));
+    ++depth_;
+    struct Leave {
+      size_t& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     TypePtr t = primary();
     // Postfix forms bind left to right: `int[]?` is Optional[List[int]].
     while (true) {
@@ -322,9 +329,11 @@ class TypeReader {
     return v;
   }
 
+  static constexpr size_t kMaxDepth = 256;
   std::string_view s_;
   size_t pos_;
   TypeTextContext& ctx_;
+  size_t depth_ = 0;
 };
 
 }  // namespace

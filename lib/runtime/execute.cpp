@@ -6,6 +6,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/future.h"
+#include "lib/core/run_limits.h"
 #include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
 #include "lib/runtime/prepare.h"
@@ -143,6 +144,16 @@ std::string at(const InstrOrigin& o) {
   throw_located(e.code(), fmt::format("{}; called from {} {}", e.what(), function_name(f), at(f.origins[f.origin_of[pc]])));
 }
 
+// A limit reached (lib/core/run_limits.h): the innermost function says where, outer ones that
+// they called it. It stays a LimitReached, which no model-error handler turns into a finding.
+[[noreturn]] void limit_located(const Plan& f, size_t pc, const LimitReached& e) {
+  if (pc >= f.origin_of.size() || f.origin_of[pc] == operand::kNone) throw;
+  const InstrOrigin& o = f.origins[f.origin_of[pc]];
+  const std::string where = fmt::format("{} at {}", o.op, o.source.empty() ? o.node : o.source);
+  if (e.located()) throw LimitReached(fmt::format("{}; called from {} ({})", e.what(), function_name(f), where), true);
+  throw LimitReached(fmt::format("{} in {} ({})", e.what(), function_name(f), where), true);
+}
+
 std::string located(const Plan& f, size_t pc, const std::string& what) {
   if (pc < f.origin_of.size() && f.origin_of[pc] != operand::kNone) {
     const InstrOrigin& o = f.origins[f.origin_of[pc]];
@@ -245,6 +256,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
         break;
       }
       case OpCode::LoopNext:
+        if (stop_requested()) throw_stop_reason();  // a back edge: where --timeout stops a loop
         regs[in.a] = IValue(regs[in.a].to_int() + 1);
         pc = in.target;
         break;
@@ -338,6 +350,8 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
   }
   } catch (const RaisedException&) {
     throw;  // the model's own exception, as PyTorch words it (it names where it was raised)
+  } catch (const LimitReached& e) {
+    limit_located(f, pc, e);
   } catch (const LocatedInvalid& e) {
     called_from(f, pc, e);
   } catch (const LocatedUnsupported& e) {
@@ -345,7 +359,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
   } catch (const Error& e) {
     throw_located(e.code(), located(f, pc, e.what()));
   } catch (const std::bad_alloc&) {
-    throw;
+    limit_located(f, pc, LimitReached(with_limits_subject("out of memory")));  // a huge list, string, ...
   } catch (const std::exception& e) {
     throw_located(ExitCode::InvalidInput, located(f, pc, e.what()));
   }

@@ -43,6 +43,7 @@ std::string value_kind(const IValue& v) {
 
 // Calls f(path, leaf) for every leaf, depth-first; tuples, lists and dicts are containers.
 void for_each_leaf(const IValue& v, const std::string& path, const std::function<void(const std::string&, const IValue&)>& f) {
+  const ValueDepthGuard level("summarizing");
   switch (v.kind()) {
     case IValue::Kind::Tuple: {
       const auto& items = v.to_tuple()->items;
@@ -155,6 +156,7 @@ namespace {
 std::vector<std::pair<std::string, Tensor>> npz_arrays(const IValue& result) {
   std::vector<std::pair<std::string, Tensor>> arrays;
   std::function<void(const IValue&, const std::string&)> walk = [&](const IValue& v, const std::string& name) {
+    const ValueDepthGuard level("writing");
     auto child = [&](const std::string& part) { return name.empty() ? part : name + "." + part; };
     switch (v.kind()) {
       case IValue::Kind::Tuple:

@@ -10,6 +10,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/future.h"
+#include "lib/core/string_literal.h"
 
 namespace jitctl {
 namespace {
@@ -152,7 +153,7 @@ void wait(Stack& s) {
 void warn(Stack& s) {
   std::string msg = s[0].to_string();
   s.clear();
-  fmt::print(stderr, "UserWarning: {}\n", msg);
+  fmt::print(stderr, "UserWarning: {}\n", printable_text(msg));  // the model's text, escaped
 }
 
 // print(a, b): each value as str() makes it, separated by spaces, on stdout.

@@ -9,6 +9,7 @@
 
 #include "lib/core/error.h"
 #include "lib/core/future.h"
+#include "lib/core/run_limits.h"
 #include "lib/frontend/graph_function.h"
 #include "lib/frontend/schema_matching.h"
 #include "lib/ir/constants.h"
@@ -214,6 +215,17 @@ class Tracer {
     set_outputs(n, env, std::move(out));
   }
 
+  [[noreturn]] static void stop_in_loop(const Node& n) {
+    try {
+      throw_stop_reason();
+    } catch (const LimitReached& e) {
+      const auto& loc = n.source_location();
+      throw LimitReached(fmt::format("{} while tracing the loop at {}", e.what(),
+                                     loc && !loc->file.empty() ? loc->str() : std::string("prim::Loop")),
+                         true);
+    }
+  }
+
   // `for row in x` over a tensor compiles to a loop over aten::len(x) selecting row i at the loop's
   // own location; Python iterates a tensor through x.unbind(0), which its tracer records once, each
   // row an output of the unpacked list. The body's select, or nullptr for any other loop.
@@ -254,6 +266,7 @@ class Tracer {
     std::vector<Traced> carried;
     for (size_t i = 2; i < n.inputs().size(); ++i) carried.push_back(get(env, n.input(i)));
     for (int64_t i = 0; i < trips && cond; ++i) {
+      if (stop_requested()) stop_in_loop(n);  // --timeout, or memory past --max-memory
       env[body.inputs()[0]] = {IValue(i), nullptr};
       for (size_t k = 0; k < carried.size(); ++k) env[body.inputs()[k + 1]] = carried[k];
       run_block(body, env);
@@ -334,6 +347,7 @@ class Tracer {
 Value* output_value(TraceBuilder& b, const Traced& x, size_t i, bool strict) {
   const IValue& v = x.v;
   if (x.number) return x.number;
+  const ValueDepthGuard level("tracing");
   switch (v.kind()) {
     case IValue::Kind::Tensor: {
       Value* t = b.find(v.to_tensor());

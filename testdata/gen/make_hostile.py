@@ -92,7 +92,7 @@ def write_zip(entries, align=64):
     for e in entries:
         if not isinstance(e, dict):
             e = dict(name=e[0], data=e[1], method=e[2])
-        name = e["name"].encode()
+        name = e["name"] if isinstance(e["name"], bytes) else e["name"].encode()
         raw = e["data"]
         method = e.get("method", 0)
         comp = e.get("comp", raw if method == 0 else deflate(raw))
@@ -822,6 +822,29 @@ def _():
     return flip(d, c["archive/data.pkl"]["cd"] + 8, 0x01)
 
 
+# --- text from the file that reaches messages: escaped, never printed raw to a terminal
+ESCAPES = b"\x1b[31mevil\xff\xfe"
+
+
+@case("zip_name_escapes", "an extra entry under a second root folder whose name holds a terminal escape "
+      "(ESC [31m) and bytes that are not UTF-8; the message must show them escaped", "'\\x1b[31mevil\\xff\\xfe'",
+      torch="accepts")
+def _():
+    return write_zip(base_entries() + [[ESCAPES + b"/x", b"hello", 0]])
+
+
+@case("pkl_global_escapes", "data.pkl's GLOBAL names `os<ESC>[31m.syst<FF><FE>`: the refusal names it escaped",
+      "'os\\x1b[31m.syst\\xff\\xfe'")
+def _():
+    return with_pkl(P(("RAW", b"cos\x1b[31m\nsyst\xff\xfe\n")))
+
+
+@case("code_name_escapes", "code/__torch__.py's class is named `M<ESC>[31m`: the message shows the escape, "
+      "not a red terminal", "control character 0x1b")
+def _():
+    return with_record(CODE, _code().replace("class M(", "class M\x1b[31m(").encode())
+
+
 # --- torch.save input files (jitctl run M --inputs F)
 def ibase():
     return BASE_INPUTS.read_bytes()
@@ -843,11 +866,430 @@ case("inputs_deep_nesting", "torch.save input whose data.pkl is 100000 nested tu
                method=8 if n.endswith("data.pkl") else m) for n, d, m in base_entries(BASE_INPUTS)]))
 
 
+# ----------------------------------------------------------------------------- several models
+# The same kinds of damage again, each made from three more models (so that a reader's checks are
+# not tuned to one archive's layout): a traced CNN, a scripted model with a loop and a branch, and
+# a traced transformer encoder layer. Each base and a valid input file for it are written by torch
+# once (in a fresh process each, with the hash seed pinned) and kept here as base_NAME.pt and
+# base_NAME_inputs.pt; every variant is byte-level editing of those, as above.
+
+BUILD_BASE_CHILD = r"""
+import io, sys, torch
+name, out, inputs_out = sys.argv[1:4]
+torch.manual_seed(0)
+if name == "cnn_traced":
+    class CNN(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 3)
+            self.fc = torch.nn.Linear(4, 2)
+        def forward(self, x):
+            return self.fc(torch.relu(self.conv(x)).mean([2, 3]))
+    args = (torch.rand(1, 3, 8, 8),)
+    m = torch.jit.trace(CNN().eval(), args)
+elif name == "flow_scripted":
+    class Flow(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+        def forward(self, x, n: int):
+            for i in range(n):
+                if bool(x.sum() > 0):
+                    x = self.lin(x)
+                else:
+                    x = x - 1.0
+            return x
+    args = (torch.rand(2, 4), 3)
+    m = torch.jit.script(Flow().eval())
+elif name == "transformer_traced":
+    layer = torch.nn.TransformerEncoderLayer(d_model=4, nhead=1, dim_feedforward=8, dropout=0.0, batch_first=True)
+    args = (torch.rand(1, 3, 4),)
+    m = torch.jit.trace(layer.eval(), args)
+b = io.BytesIO()
+torch.jit.save(m, b)
+open(out, "wb").write(b.getvalue())
+b = io.BytesIO()
+torch.save(args, b)
+open(inputs_out, "wb").write(b.getvalue())
+"""
+
+MODEL_BASES = {
+    "cnn_traced": "traced CNN (Conv2d(3,4,3), ReLU, mean, Linear(4,2)); forward(x: float32[1,3,8,8])",
+    "flow_scripted": "scripted loop and branch over Linear(4,4); forward(x: float32[2,4], n: int)",
+    "transformer_traced": "traced TransformerEncoderLayer(d_model=4, nhead=1, dim_feedforward=8); "
+                          "forward(src: float32[1,3,4])",
+}
+
+
+def model_base(name):
+    return OUT / f"base_{name}.pt"
+
+
+def model_inputs(name):
+    return OUT / f"base_{name}_inputs.pt"
+
+
+def build_model_base(name):
+    """torch writes the model and its inputs; kept as the other bases are: no debug records (they
+    hold this machine's paths), code deflated, everything else stored and aligned."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        raw, raw_in, child = Path(tmp) / "m.pt", Path(tmp) / "in.pt", Path(tmp) / "build_base.py"
+        child.write_text(BUILD_BASE_CHILD)  # torch.jit.script reads a class's source from its file
+        subprocess.run([TORCH_PY, str(child), name, str(raw), str(raw_in)], check=True,
+                       env=dict(os.environ, PYTHONHASHSEED="0"), stderr=subprocess.DEVNULL)
+        ents = [(n, d, 8 if n.endswith(".py") else 0) for n, d in read_zip(raw.read_bytes())
+                if not n.endswith(".debug_pkl")]
+        model_base(name).write_bytes(write_zip(ents))
+        model_inputs(name).write_bytes(write_zip([(n, d, 0) for n, d in read_zip(raw_in.read_bytes())]))
+
+
+for _name in MODEL_BASES:
+    if "--rebuild-base" in sys.argv or not model_base(_name).exists() or not model_inputs(_name).exists():
+        build_model_base(_name)
+
+
+def root_code_record(path):
+    """The code record of the archive's root class: data.pkl's first GLOBAL names it."""
+    ops = ops_of(get(base_entries(path), "data.pkl")[1])
+    module, _, _ = next(a for n, a in ops if n == "GLOBAL").partition(" ")
+    return "code/" + module.replace(".", "/") + ".py", module
+
+
+def root_class(path):
+    ops = ops_of(get(base_entries(path), "data.pkl")[1])
+    module, _, cls = next(a for n, a in ops if n == "GLOBAL").partition(" ")
+    return f"{module}.{cls}", cls
+
+
+def forward_body_at(src, cls):
+    """Offset of the first body line of `cls`'s forward, and the body's indentation."""
+    start = src.index(f"class {cls}(")
+    d = src.index("  def forward(", start)
+    colon = src.index(":\n", src.index(")", d))
+    return colon + 2, "    "
+
+
+def with_code_edit(path, edit):
+    rec, _ = root_code_record(path)
+    src = get(base_entries(path), rec)[1].decode()
+    return with_record(rec, edit(src).encode(), path)
+
+
+def insert_in_forward(path, lines):
+    qualified, cls = root_class(path)
+
+    def edit(src):
+        at, indent = forward_body_at(src, cls)
+        return src[:at] + "".join(indent + ln + "\n" for ln in lines) + src[at:]
+    return with_code_edit(path, edit)
+
+
+def largest_storage(path):
+    ents = [e for e in base_entries(path) if "/data/" in e[0] and e[0].rsplit("/", 1)[1].isdigit()]
+    return max(ents, key=lambda e: (len(e[1]), e[0]))[0].split("/", 1)[1]
+
+
+def first_tensor_args(ops):
+    """Index just past the first tensor's storage (BINPERSID and its BINPUT) in a data.pkl."""
+    j = next(i for i, (n, _) in enumerate(ops) if n == "BINPERSID")
+    return j + 1 + (ops[j + 1][0] in ("BINPUT", "LONG_BINPUT"))
+
+
+def tensor_huge_size(path):
+    """The first tensor's sizes become (2**40, 2**40): numel overflows int64."""
+    ops = ops_of(get(base_entries(path), "data.pkl")[1])
+    k = first_tensor_args(ops) + 1  # skip the storage offset
+    assert ops[k][0] == "MARK", ops[k]
+    e = k + 1 + [n for n, _ in ops[k + 1:]].index("TUPLE")
+    ops[k + 1:e] = [int_op(2**40)] * (e - k - 1)
+    return with_record("data.pkl", emit(ops), path)
+
+
+def pkl_flip_invalid(path):
+    p = get(base_entries(path), "data.pkl")[1]
+    for seed in range(1, 1000):
+        r = random.Random(seed)
+        pos, bit = r.randrange(2, len(p) - 1), 1 << r.randrange(8)
+        fp = flip(p, pos, bit)
+        if pickle_invalid(fp):
+            return with_record("data.pkl", fp, path)
+    raise RuntimeError("no invalid flip")
+
+
+def embedded_global(path):
+    """A real module pickle whose first tensor's backward_hooks OrderedDict() is os.system(...)."""
+    ops = ops_of(get(base_entries(path), "data.pkl")[1])
+    i = next(k for k, (n, a) in enumerate(ops) if (n, a) == ("GLOBAL", "collections OrderedDict"))
+    j = i + 1 + (ops[i + 1][0] in ("BINPUT", "LONG_BINPUT"))
+    assert ops[j] == ("EMPTY_TUPLE", None) and ops[j + 1] == ("REDUCE", None), ops[i:j + 2]
+    ops[i:j + 2] = [("GLOBAL", "os system"), ("BINUNICODE", RCE_CMD), ("TUPLE1", None), ("REDUCE", None)]
+    return with_record("data.pkl", emit(ops), path)
+
+
+def embedded_deep_nesting(path):
+    """The root module's `training` flag becomes 100000 nested lists (data.pkl deflated)."""
+    ops = ops_of(get(base_entries(path), "data.pkl")[1])
+    i = ops.index(("BINUNICODE", "training"))
+    k = i + 1 + (ops[i + 1][0] in ("BINPUT", "LONG_BINPUT"))
+    assert ops[k][0] in ("NEWTRUE", "NEWFALSE"), ops[k]
+    ops[k:k + 1] = [("RAW", b"](" * 100000 + b"N" + b"e" * 100000)]
+    return write_zip([dict(name=n, data=emit(ops) if n.endswith("/data.pkl") else d,
+                           method=8 if n.endswith("/data.pkl") else m) for n, d, m in base_entries(path)])
+
+
+def huge_length(path):
+    """data.pkl's first BINUNICODE claims 0xFFFFFFF0 bytes (and the pickle ends soon after)."""
+    ops = ops_of(get(base_entries(path), "data.pkl")[1])
+    i = next(k for k, (n, _) in enumerate(ops) if n == "BINUNICODE")
+    ops[i:] = [("RAW", b"X" + struct.pack("<I", 0xFFFFFFF0) + b"hello.")]
+    return with_record("data.pkl", emit(ops), path)
+
+
+def without_root_code(path):
+    return without_record(root_code_record(path)[0], path)
+
+
+def garbage_code(path):
+    r = random.Random(4321)
+    return with_record(root_code_record(path)[0], bytes(r.randrange(256) for _ in range(512)), path)
+
+
+def inline_chain(path):
+    """forward calls h0, h0 calls h1, ... 300 deep: each is fine, inlining them all is not."""
+    qualified, cls = root_class(path)
+
+    def edit(src):
+        at = src.index("  def forward(", src.index(f"class {cls}("))
+        methods = "".join(f"  def h{i}(self: {qualified},\n    v: int) -> int:\n    return (self).h{i + 1}(v, )\n"
+                          for i in range(300))
+        methods += f"  def h300(self: {qualified},\n    v: int) -> int:\n    return v\n"
+        src = src[:at] + methods + src[at:]
+        b, indent = forward_body_at(src, cls)
+        return src[:b] + indent + "_h = (self).h0(1, )\n" + src[b:]
+    return with_code_edit(path, edit)
+
+
+def model_kinds(name):
+    path = model_base(name)
+    code_rec, _ = root_code_record(path)
+    code_name = code_rec.rsplit("/", 1)[1]
+    big = largest_storage(path)
+    ibase = model_inputs(name)
+    return {
+        "truncated_50pct": ("archive cut to its first half", "", lambda: path.read_bytes()[:len(path.read_bytes()) // 2]),
+        "truncated_no_eocd": ("archive without its end-of-central-directory record", "",
+                              lambda: path.read_bytes()[:-22]),
+        "flip_cd_signature": ("first central-directory entry's signature byte flipped", "",
+                              lambda: flip(path.read_bytes(), zip_layout(path.read_bytes())[1])),
+        "flip_pkl": ("one bit of data.pkl flipped (the first seed pickletools rejects)", "data.pkl",
+                     lambda: pkl_flip_invalid(path)),
+        "pkl_os_system": ("data.pkl replaced by the protocol-2 os.system payload", "os.system",
+                          lambda: with_record("data.pkl", b"\x80\x02" + RCE, path)),
+        "pkl_os_system_embedded": ("the real module pickle with the first tensor's backward hooks "
+                                   "`OrderedDict()` replaced by `os.system(...)`", "os.system",
+                                   lambda: embedded_global(path)),
+        "pkl_deep_nesting_embedded": ("the root module's `training` flag is 100000 nested lists", "data.pkl",
+                                      lambda: embedded_deep_nesting(path)),
+        "pkl_huge_length": ("data.pkl's first BINUNICODE claims 0xFFFFFFF0 bytes", "data.pkl",
+                            lambda: huge_length(path)),
+        "tensor_huge_size": ("the first tensor's sizes are (2**40, 2**40)", "data.pkl",
+                             lambda: tensor_huge_size(path)),
+        "missing_data_pkl": ("data.pkl removed", "data.pkl", lambda: without_record("data.pkl", path)),
+        "missing_version": ("the version record removed", "version", lambda: without_record("version", path)),
+        "missing_code": (f"the root class's code record {code_rec} removed", code_name.removesuffix(".py"),
+                         lambda: without_root_code(path)),
+        "missing_storage": ("storage record data/0 removed", "data/0", lambda: without_record("data/0", path)),
+        "short_storage": (f"the largest storage {big} cut to half its bytes", big,
+                          lambda: with_record(big, get(base_entries(path), big)[1][:len(get(base_entries(path), big)[1]) // 2], path)),
+        "code_garbage": (f"{code_rec} is 512 random bytes", code_name, lambda: garbage_code(path)),
+        "code_deep_parens": ("forward starts with `_x = ((((1))))`, 100000 parentheses deep", code_name,
+                             lambda: insert_in_forward(path, ["_x = " + "(" * 100000 + "1" + ")" * 100000])),
+        "code_deep_elif": ("forward starts with an if and 300 elifs (each nests one block deeper)", code_name,
+                           lambda: insert_in_forward(path, ["if 1 == 0:", "  _y = 0"] +
+                                                     [ln for i in range(1, 301) for ln in (f"elif 1 == {i}:", f"  _y = {i}")])),
+        "code_inline_chain": ("forward calls h0, which calls h1, ... h300: calls nest 300 deep once inlined",
+                              "calls nest", lambda: inline_chain(path)),
+        "inputs_truncated": ("a valid input file for the model, cut to 60% of its bytes", "",
+                             lambda: ibase.read_bytes()[:len(ibase.read_bytes()) * 6 // 10]),
+        "inputs_short_storage": ("a valid input file whose data/0 holds 8 bytes", "data/0",
+                                 lambda: with_record("data/0", get(base_entries(ibase), "data/0")[1][:8], ibase)),
+    }
+
+
+for _name, _what in MODEL_BASES.items():
+    for _kind, (_desc, _mentions, _fn) in model_kinds(_name).items():
+        _inputs = _kind.startswith("inputs_")
+        # Inlining is what fails on the call chain: info and dump-graph (no inlining) may read it.
+        case(f"{_name}__{_kind}", f"{_what}: {_desc}", _mentions,
+             command="run-inputs" if _inputs else "info", torch="any", may_succeed=_kind == "code_inline_chain")(_fn)
+        CASES[f"{_name}__{_kind}"]["base"] = _name
+
+
+# ----------------------------------------------------------------------------- models that run
+# Well-formed models whose code is the attack: they run into the machine's limits unless jitctl's
+# own (--timeout, --max-memory) stop them. Written by torch.jit.script (each in a fresh process),
+# with their inputs as torch.save files, into running/ with their own running.json:
+#   {"NAME": {"what", "inputs": "NAME.in.pt", "mentions": [any of these, lower case]}}
+# The contract: `jitctl run NAME.pt --inputs NAME.in.pt --timeout 5 --max-memory 2G` exits 2 within
+# seconds with one line containing one of `mentions`, and no signal.
+RUNNING = OUT / "running"
+
+RUN_CHILD = r"""
+import io, sys, torch
+from typing import Any, List
+name, out, inputs_out = sys.argv[1:4]
+
+
+class AllocHuge(torch.nn.Module):
+    def forward(self, x):
+        return torch.zeros([100000, 100000, 100]) + x
+
+
+class LoopForever(torch.nn.Module):
+    def forward(self, x):
+        while True:
+            x = x + 1
+        return x
+
+
+class ListGrow(torch.nn.Module):
+    def forward(self, x):
+        chunk = "x"
+        for k in range(10):
+            chunk = chunk + chunk
+        grown: List[str] = []
+        i = 0
+        while len(grown) >= 0:
+            grown.append(chunk + str(i))
+            i += 1
+        return x + len(grown)
+
+
+class TensorDoubling(torch.nn.Module):
+    def forward(self, x):
+        while x.numel() > 0:
+            x = torch.cat([x, x])
+        return x
+
+
+class StringDoubling(torch.nn.Module):
+    def forward(self, x):
+        s = "ab"
+        while len(s) > 0:
+            s = s + s
+        return x
+
+
+class DeepValue(torch.nn.Module):
+    def forward(self, x, n: int):
+        z: List[Any] = []
+        for i in range(n):
+            w: List[Any] = [z]
+            z = w
+        return z
+
+
+class LongKernel(torch.nn.Module):
+    def forward(self, x):
+        a = torch.ones([8000, 8000], dtype=torch.float64)
+        return torch.mm(a, a) + x
+
+
+class ShapeOverflow(torch.nn.Module):
+    def forward(self, x):
+        return torch.zeros([4294967296, 4294967296]) + x
+
+
+class ExpandOverflow(torch.nn.Module):
+    def forward(self, x):
+        return x.expand([4294967296, 4294967296]).sum()
+
+
+class Recursion(torch.nn.Module):
+    def forward(self, x):
+        return self.a(x)
+
+    @torch.jit.export
+    def a(self, x):
+        return self.b(x)
+
+    @torch.jit.export
+    def b(self, x):
+        return torch.relu(x)
+
+
+models = {"alloc_huge": (AllocHuge, (torch.ones(2),)), "loop_forever": (LoopForever, (torch.ones(2),)),
+          "list_grow": (ListGrow, (torch.ones(2),)), "tensor_doubling": (TensorDoubling, (torch.ones(2),)),
+          "string_doubling": (StringDoubling, (torch.ones(2),)), "deep_value": (DeepValue, (torch.ones(2), 1000000)),
+          "long_kernel": (LongKernel, (torch.ones(2),)), "recursion": (Recursion, (torch.ones(2),)),
+          "shape_overflow": (ShapeOverflow, (torch.ones(2),)), "expand_overflow": (ExpandOverflow, (torch.ones(1),))}
+cls, args = models[name]
+b = io.BytesIO()
+torch.jit.save(torch.jit.script(cls()), b)
+open(out, "wb").write(b.getvalue())
+b = io.BytesIO()
+torch.save(args, b)
+open(inputs_out, "wb").write(b.getvalue())
+"""
+
+RUNNING_MODELS = {
+    "alloc_huge": ("forward returns torch.zeros([100000, 100000, 100]) + x: 3.6 TiB asked at once",
+                   ["--max-memory", "aten::zeros"]),
+    "loop_forever": ("forward is `while True: x = x + 1`", ["timed out after 5 s"]),
+    "list_grow": ("forward appends a new 1024-character string to a list forever (memory that is not a tensor's)",
+                  ["--max-memory", "timed out after 5 s"]),
+    "tensor_doubling": ("forward doubles a tensor with torch.cat forever (on a slow machine the 5 s may come first)",
+                        ["--max-memory", "timed out after 5 s"]),
+    "string_doubling": ("forward doubles a string forever (s = s + s)", ["--max-memory", "timed out after 5 s"]),
+    "deep_value": ("forward(x, n) nests a list in a list n = 1000000 times and returns it",
+                   ["nests more than 1000 levels deep"]),
+    "long_kernel": ("forward multiplies two 8000x8000 float64 matrices: one kernel of ~1 TFLOP, no loop to stop at",
+                    ["timed out after 5 s"]),
+    "shape_overflow": ("forward returns torch.zeros([2**32, 2**32]): 2**64 elements, which wrap to 0 in int64",
+                       ["storage size calculation overflowed"]),
+    "expand_overflow": ("forward sums x.expand([2**32, 2**32]): a view of 2**64 elements",
+                        ["storage size calculation overflowed"]),
+    "recursion": ("forward calls a, a calls b, and b (its code edited after saving) calls a again: TorchScript "
+                  "has no recursion", ["recursive call"]),
+}
+
+
+def build_running(name):
+    import tempfile
+    RUNNING.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        raw, raw_in, child = Path(tmp) / "m.pt", Path(tmp) / "in.pt", Path(tmp) / "hostile_models.py"
+        child.write_text(RUN_CHILD)
+        subprocess.run([TORCH_PY, str(child), name, str(raw), str(raw_in)], check=True,
+                       env=dict(os.environ, PYTHONHASHSEED="0"), stderr=subprocess.DEVNULL)
+        ents = [[n, d, 8 if n.endswith(".py") else 0] for n, d in read_zip(raw.read_bytes())
+                if not n.endswith(".debug_pkl")]
+        if name == "recursion":
+            code = get(ents, "code/__torch__.py")
+            src = code[1].decode()
+            old = "  def b(self: __torch__.Recursion,\n    x: Tensor) -> Tensor:\n    return torch.relu(x)\n"
+            assert old in src, src
+            code[1] = src.replace(old, old.replace("torch.relu(x)", "(self).a(x, )")).encode()
+        (RUNNING / f"{name}.pt").write_bytes(write_zip(ents))
+        (RUNNING / f"{name}.in.pt").write_bytes(write_zip([(n, d, 0) for n, d in read_zip(raw_in.read_bytes())]))
+
+
+def generate_running():
+    expect = {}
+    for name, (what, mentions) in RUNNING_MODELS.items():
+        if "--rebuild-base" in sys.argv or not (RUNNING / f"{name}.pt").exists():
+            build_running(name)
+        expect[name] = dict(what=what, inputs=f"{name}.in.pt", mentions=[m.lower() for m in mentions])
+    (RUNNING / "running.json").write_text(json.dumps(expect, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(expect)} running models to {RUNNING}")
+
+
 # ----------------------------------------------------------------------------- main
 
 def generate():
     OUT.mkdir(parents=True, exist_ok=True)
-    keep = {"base_valid.pt", "base_inputs_valid.pt"}
+    keep = {"base_valid.pt", "base_inputs_valid.pt"} | {p.name for n in MODEL_BASES for p in (model_base(n), model_inputs(n))}
     for f in OUT.glob("*.pt"):
         if f.name not in keep:
             f.unlink()
@@ -859,6 +1301,9 @@ def generate():
         (OUT / f"{name}.pt").write_bytes(data)
         total += len(data)
         e = dict(what=c["what"], mentions=c["mentions"], command=c["command"])
+        if "base" in c:  # the model that `run` loads, and its valid inputs
+            e["model"] = model_base(c["base"]).name
+            e["inputs"] = model_inputs(c["base"]).name
         if c["may_succeed"]:
             e["may_succeed"] = True
         e["torch_1_13"] = c["torch"]
@@ -894,7 +1339,8 @@ def verify(expect):
     def one(name):
         c = expect[name]
         try:
-            r = subprocess.run([TORCH_PY, "-c", VERIFY_CHILD, str(OUT / f"{name}.pt"), c["command"], str(BASE)],
+            r = subprocess.run([TORCH_PY, "-c", VERIFY_CHILD, str(OUT / f"{name}.pt"), c["command"],
+                                str(OUT / c.get("model", BASE.name))],
                                capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
             return name, "hang", ""
@@ -930,5 +1376,6 @@ def verify(expect):
 
 if __name__ == "__main__":
     exp = generate()
+    generate_running()
     if "--verify" in sys.argv:
         sys.exit(1 if verify(exp) else 0)

@@ -94,3 +94,61 @@ TEST_CASE("refuse_overwriting_inputs: the same file by any name is refused, othe
   CHECK_NOTHROW(refuse_overwriting_inputs((dir.path / "new.pt").string(), {in.string()}));
   CHECK(slurp(in) == "model");
 }
+
+TEST_CASE("check_output_path: folders, devices, system folders and missing folders are refused before any work") {
+  TempDir dir;
+  const std::string in = (dir.path / "in.pt").string();
+  std::ofstream(in) << "model";
+  auto why = [](const std::string& path, const std::vector<std::string>& inputs, bool force = false) -> std::string {
+    try {
+      check_output_path(path, inputs, force, "-o");
+      return "";
+    } catch (const InvalidInput& e) {
+      return e.what();
+    }
+  };
+  CHECK(why("-", {in}) == "");
+  CHECK(why((dir.path / "new.pt").string(), {in}) == "");
+  CHECK(why(dir.path.string(), {in}) == "-o " + dir.path.string() + ": is a folder; name a file in it");
+  CHECK(why("/dev/stdout.npy", {}) == "-o /dev/stdout.npy: is in /dev, not a place for files (use -o - for standard output)");
+  CHECK(!fs::exists("/dev/stdout.npy"));
+  CHECK(why("/proc/self/x.pt", {}).find("is in /proc") != std::string::npos);
+  CHECK(why("/sys/x.pt", {}).find("is in /sys") != std::string::npos);
+  CHECK(why((dir.path / "no" / "x.pt").string(), {}).find("the folder " + (dir.path / "no").string() + " does not exist") !=
+        std::string::npos);
+  // A FIFO, a device: refused by what they are, wherever they are.
+  const std::string fifo = (dir.path / "fifo.npy").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(why(fifo, {}).find("exists and is not a regular file") != std::string::npos);
+  // The command's own input: refused unless forced, by identity (a hard link too).
+  fs::create_hard_link(in, dir.path / "hard.pt");
+  CHECK(why(in, {in}).find("is the input") != std::string::npos);
+  CHECK(why((dir.path / "hard.pt").string(), {"", in}).find("(use --force to replace it)") != std::string::npos);
+  CHECK(why(in, {in}, true) == "");
+  // A folder this process may not write in (not checkable as root, who may write anywhere).
+  if (::geteuid() != 0) {
+    fs::create_directory(dir.path / "ro");
+    fs::permissions(dir.path / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+    CHECK(why((dir.path / "ro" / "x.pt").string(), {}).find("cannot write in the folder") != std::string::npos);
+    fs::permissions(dir.path / "ro", fs::perms::owner_all);
+  }
+}
+
+TEST_CASE("remove_pending_temporaries: what a watchdog calls before ending the process removes the write in flight") {
+  TempDir dir;
+  const fs::path out = dir.path / "out.bin";
+  std::string seen;
+  write_file_atomically(out.string(), [&](const std::string& tmp) {
+    std::ofstream(tmp) << "half";
+    seen = tmp;
+    CHECK(fs::exists(tmp));
+    remove_pending_temporaries();  // as if a limit ended the process here
+    CHECK(!fs::exists(tmp));
+    std::ofstream(tmp) << "whole";  // (the process would have ended; recreate it to finish the call)
+  });
+  CHECK(slurp(out) == "whole");
+  // Once moved into place, a temporary is no longer pending: the output stays.
+  remove_pending_temporaries();
+  CHECK(fs::exists(out));
+  CHECK(entries(dir.path) == std::set<std::string>{"out.bin"});
+}
