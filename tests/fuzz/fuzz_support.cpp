@@ -14,6 +14,9 @@ void expect_clean(const char* target, const std::function<void()>& body) {
   try {
     body();
   } catch (const Error& e) {
+    // JITCTL_FUZZ_VERBOSE=1: what each input was refused for (to see how far seeds get).
+    static const bool verbose = std::getenv("JITCTL_FUZZ_VERBOSE") != nullptr;
+    if (verbose) std::fprintf(stderr, "  %s: %s\n", target, e.what());
     if (std::string_view(e.what()).empty()) {
       std::fprintf(stderr, "fuzz %s: a jitctl::Error with an empty message\n", target);
       std::abort();

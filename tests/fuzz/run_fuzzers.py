@@ -54,7 +54,8 @@ def sanitizer_env():
 def stats(log: str):
     """Executions and coverage from libFuzzer's log (its last status line and final stats)."""
     execs = re.findall(r"stat::number_of_executed_units:\s*(\d+)", log)
-    lines = re.findall(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)", log, re.M)
+    # "#1234\tNEW    cov: ..." in the normal mode, "#1234: cov: ..." in fork mode.
+    lines = re.findall(r"^#(\d+):?\s+(?:\w+\s+)?cov: (\d+) ft: (\d+) corp: (\d+)", log, re.M)
     out = {"execs": int(execs[-1]) if execs else (int(lines[-1][0]) if lines else 0)}
     if lines:
         out.update(cov=int(lines[-1][1]), ft=int(lines[-1][2]), corpus=int(lines[-1][3]))
@@ -77,7 +78,7 @@ def run_target(name, args, work: Path):
     before = set(artifacts.iterdir())
     dirs = [corpus, work / "seeds" / name] + ([regressions] if regressions.is_dir() else [])
     cmd = [str(binary), f"-max_total_time={args.seconds}", f"-max_len={max_len}", f"-timeout={timeout}",
-           "-rss_limit_mb=2560", "-detect_leaks=1", "-print_final_stats=1", f"-artifact_prefix={artifacts}/"]
+           "-rss_limit_mb=2560", "-detect_leaks=1", "-print_final_stats=1", "-print_funcs=0", f"-artifact_prefix={artifacts}/"]
     if args.keep_going:
         cmd += ["-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]
     cmd += [str(d) for d in dirs]
