@@ -40,6 +40,9 @@ TARGETS = {
     "run": (70000, 20),
 }
 FINDINGS = ("crash-", "timeout-", "leak-", "oom-")
+# Tokens of the input's language (dicts/*.dict), for the targets that read text or pickles.
+DICTS = {"unpickle": "unpickle", "debug_pkl": "unpickle", "parser": "parser", "type": "graph_text",
+         "graph_text": "graph_text"}
 
 
 def sanitizer_env():
@@ -79,6 +82,8 @@ def run_target(name, args, work: Path):
     dirs = [corpus, work / "seeds" / name] + ([regressions] if regressions.is_dir() else [])
     cmd = [str(binary), f"-max_total_time={args.seconds}", f"-max_len={max_len}", f"-timeout={timeout}",
            "-rss_limit_mb=2560", "-detect_leaks=1", "-print_final_stats=1", "-print_funcs=0", f"-artifact_prefix={artifacts}/"]
+    if name in DICTS:
+        cmd.append(f"-dict={HERE / 'dicts' / (DICTS[name] + '.dict')}")
     if args.keep_going:
         cmd += ["-fork=1", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]
     cmd += [str(d) for d in dirs]
