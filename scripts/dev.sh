@@ -2,7 +2,7 @@
 # The two commands of the README, for a fresh Debian 12 machine (as root, or with sudo):
 #   scripts/dev.sh demo   install build dependencies, build, run jitctl on a bundled model
 #   scripts/dev.sh test   install build + test dependencies (Debian's PyTorch for the live oracle),
-#                         build, run the whole suite, then the unit tests again under ASan/UBSan
+#                         build, run the whole suite, then the whole suite again under ASan/UBSan
 # Both are idempotent: installed packages are skipped and builds are incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,11 +61,24 @@ case "${1:-}" in
     build build --buildtype=release
     status=0
     meson test -C build --print-errorlogs || status=1
-    # Sanitizer build of the library, the CLI and the unit and corpus tests (hostile inputs included).
-    # -O1 without debug info keeps this build quick; the sanitizers need neither.
+    # The whole suite again in a sanitizer build (AddressSanitizer, LeakSanitizer, UBSan): every
+    # test binary, the fuzz replays, and the jitctl the corpus and oracle scripts run as a
+    # subprocess. -O1 without debug info keeps this build quick; the sanitizers need neither.
+    # Reports go to files (every process inherits these options, so a report from a jitctl that a
+    # Python oracle runs is caught too, even where the script would count the failure as one
+    # tolerated mismatch); any report fails the run and is printed below.
     build build-asan --buildtype=plain -Doptimization=1 -Dnative=false -Db_sanitize=address,undefined -Db_lundef=false
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-      meson test -C build-asan --print-errorlogs unit corpus || status=1
+    san_logs=$(mktemp -d)
+    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$san_logs/asan" \
+    UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_path=$san_logs/ubsan" \
+      meson test -C build-asan --print-errorlogs --timeout-multiplier 3 || status=1
+    reports=("$san_logs"/*)
+    if [ -e "${reports[0]}" ]; then
+      echo "sanitizer reports: ${#reports[@]}"
+      for r in "${reports[@]}"; do echo "== $r"; head -n 80 "$r"; done
+      status=1
+    fi
+    rm -rf "$san_logs"
     summarize build build-asan
     exit $status
     ;;

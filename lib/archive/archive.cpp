@@ -9,6 +9,16 @@
 
 namespace jitctl {
 
+const uint8_t* normalize_bools(const uint8_t* p, size_t n, std::shared_ptr<const void>& keep) {
+  size_t i = 0;
+  while (i < n && p[i] <= 1) ++i;
+  if (i == n) return p;
+  auto copy = std::make_shared<std::string>(reinterpret_cast<const char*>(p), n);
+  for (char& c : *copy) c = c != 0;
+  keep = copy;
+  return reinterpret_cast<const uint8_t*>(copy->data());
+}
+
 std::shared_ptr<Archive> Archive::open(const std::string& path) { return open(ZipReader::open(path)); }
 
 std::shared_ptr<Archive> Archive::open(std::shared_ptr<ZipReader> zip) {
@@ -90,14 +100,16 @@ IValue Archive::load_pickle(std::string_view record, std::string_view storage_di
       throw InvalidInput(fmt::format("{}: storage holds {} bytes but {} declares {} elements of {} ({} bytes)", where(name),
                                      e->size, record, numel, dtype_name(dtype), static_cast<uint64_t>(need)));
     const size_t nbytes = static_cast<size_t>(need);
-    return Storage::lazy(nbytes, *device, where(name), [zip, e](std::shared_ptr<const void>& keep) -> const uint8_t* {
-      if (const uint8_t* p = zip->in_place(*e)) {
+    return Storage::lazy(nbytes, *device, where(name), [zip, e, dtype, nbytes](std::shared_ptr<const void>& keep) -> const uint8_t* {
+      const uint8_t* p = zip->in_place(*e);
+      if (p) {
         keep = zip;
-        return p;
+      } else {
+        auto bytes = std::make_shared<std::string>(zip->read(*e, e->size));
+        keep = bytes;
+        p = reinterpret_cast<const uint8_t*>(bytes->data());
       }
-      auto bytes = std::make_shared<std::string>(zip->read(*e, e->size));
-      keep = bytes;
-      return reinterpret_cast<const uint8_t*>(bytes->data());
+      return dtype == DType::Bool ? normalize_bools(p, nbytes, keep) : p;
     });
   };
   return unpickle(bytes, o);

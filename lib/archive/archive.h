@@ -48,4 +48,10 @@ class Archive {
   std::string root_;
 };
 
+// A bool tensor's bytes must each be 0 or 1 (a C++ bool holding any other byte is undefined
+// behaviour in every kernel that reads it); a file may hold any byte, and PyTorch reads a nonzero
+// one as true. Returns `p` when its n bytes are all 0 or 1, else a copy with every nonzero byte
+// made 1, which `keep` then holds.
+const uint8_t* normalize_bools(const uint8_t* p, size_t n, std::shared_ptr<const void>& keep);
+
 }  // namespace jitctl

@@ -276,6 +276,9 @@ Tensor parse_npy(const uint8_t* data, size_t size, const std::string& name) {
     const bool cplx = is_complex(d.dtype);
     byteswap_elements(out, numel * (cplx ? 2 : 1), cplx ? elem / 2 : elem);
   }
+  // A bool array's bytes as kernels may read them (0 or 1; see normalize_bools in archive.h).
+  if (d.dtype == DType::Bool)
+    for (uint64_t i = 0; i < nbytes; ++i) out[i] = out[i] != 0;
   return Tensor::view_of(storage, d.dtype, 0, *h.shape, contiguous_strides(*h.shape), name);
 }
 

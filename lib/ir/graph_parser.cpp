@@ -175,7 +175,11 @@ class GraphTextParser {
       fail_at(at, fmt::format("value %{} is defined twice", name));
     if (!section_->scopes.empty()) section_->scopes.back().push_back(name);
     if (all_digits(name)) {
-      // A printed id: give the value that id, which the section's counter stays above.
+      // A printed id: give the value that id, which the section's counter stays above. Only as
+      // the printer writes ids (largest_printed_id reads the same ones): `%06` beside `%6`, or a
+      // number too large to read, would give two values one id.
+      if ((name.size() > 1 && name[0] == '0') || name.size() >= 19)
+        fail_at(at, fmt::format("value %{} is neither a name nor an id as graphs print them", name));
       size_t id = 0;
       std::from_chars(name.data(), name.data() + name.size(), id);
       v->unique_ = id;

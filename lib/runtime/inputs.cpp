@@ -29,16 +29,24 @@ std::optional<size_t> positional_index(const std::string& name) {
 }
 
 // The leaves of one argument, by their path below it ("" for the argument itself).
+struct Node;
+struct Child;
 struct Node {
   std::optional<Tensor> leaf;
-  std::vector<std::pair<std::string, Node>> children;  // in the file's order
-  Node& child(const std::string& key) {
-    for (auto& [k, n] : children)
-      if (k == key) return n;
-    children.emplace_back(key, Node{});
-    return children.back().second;
-  }
+  std::vector<Child> children;  // in the file's order
+  Node& child(const std::string& key);
 };
+// Not a std::pair: pair<string, Node> may not name the incomplete Node (clang refuses it).
+struct Child {
+  std::string first;
+  Node second;
+};
+Node& Node::child(const std::string& key) {
+  for (auto& [k, n] : children)
+    if (k == key) return n;
+  children.push_back(Child{key, Node{}});
+  return children.back().second;
+}
 
 bool is_index(const std::string& s) {
   return !s.empty() && s.size() <= 6 && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&

@@ -170,10 +170,12 @@ size_t Method::min_inputs() const {
   return n;
 }
 
-Runtime Runtime::load(const std::string& path) {
+Runtime Runtime::load(const std::string& path) { return load(MappedFile::open(path)); }
+
+Runtime Runtime::load(std::shared_ptr<MappedFile> file) {
   Runtime r;
   r.state_ = std::make_shared<RuntimeState>();
-  r.state_->module = load_module(path);
+  r.state_->module = load_module(std::move(file));
   std::unordered_set<const void*> seen;
   std::lock_guard lock(r.state_->mu);
   r.state_->prepare_objects(r.state_->module.root, seen);

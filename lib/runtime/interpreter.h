@@ -18,6 +18,7 @@
 
 namespace jitctl {
 
+class MappedFile;  // lib/archive/mapped_file.h
 class Runtime;
 struct LoadedModule;  // lib/serialization/load_module.h
 struct Plan;  // lib/runtime/plan.h
@@ -62,6 +63,8 @@ class Runtime {
  public:
   // Reads the archive, imports its code and unpickles its object tree (tensors load lazily).
   static Runtime load(const std::string& path);
+  // The same over bytes already mapped or in memory (the fuzz targets).
+  static Runtime load(std::shared_ptr<MappedFile> file);
 
   // Operators reachable from `method` (and from what was planned before) that have no kernel
   // and are not interpreter primitives, one entry each: "aten::foo.bar(Tensor self) -> Tensor".

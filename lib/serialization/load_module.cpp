@@ -24,11 +24,12 @@ int64_t check_torchscript_layout(const Archive& a) {
   return version;
 }
 
-LoadedModule load_module(const std::string& path) {
+LoadedModule load_module(const std::string& path) { return load_module(MappedFile::open(path)); }
+
+LoadedModule load_module(std::shared_ptr<MappedFile> file) {
   LoadedModule m;
   // What the file is, by its content, so that a state_dict, a pickled nn.Module, inputs, an ONNX
   // or torch.export file given as the model is named with what to do instead.
-  const auto file = MappedFile::open(path);
   refuse_unless_model(file->path(), identify_file(file), file);
   m.archive = Archive::open(ZipReader::open(file));
   m.format_version = check_torchscript_layout(*m.archive);

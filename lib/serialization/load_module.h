@@ -24,6 +24,8 @@ struct LoadedModule {
 // inputs, ONNX, torch.export, ...) is refused naming what it is and what to do
 // (lib/archive/file_kind.h). "-" reads standard input.
 LoadedModule load_module(const std::string& path);
+// The same over bytes already mapped or in memory (MappedFile::from_bytes: the fuzz targets).
+LoadedModule load_module(std::shared_ptr<MappedFile> file);
 
 // "model.pt: class __torch__.Net has no method 'forwrd' (did you mean 'forward'?); its methods
 // are forward, encode" -- for every command that takes --method.

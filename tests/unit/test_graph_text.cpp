@@ -215,6 +215,12 @@ TEST_CASE("graph text: printed ids are kept and new values number above them") {
   Value* fresh = g->insert_node(g->create(aten::relu, {seven}))->output();
   CHECK(fresh->unique() >= 8);
   g->lint();
+  // Ids only as the printer writes them (found by the graph_text fuzz target: %06 beside %6 made
+  // two values with id 6).
+  CHECK(parse_error("graph(%6 : int):\n  %06 : int = aten::neg(%6)\n  return (%06)\n") ==
+        "<graph>:2:3: value %06 is neither a name nor an id as graphs print them");
+  CHECK(parse_error("graph(%0 : int):\n  %18446744073709551616 : int = aten::neg(%0)\n  return (%0)\n") ==
+        "<graph>:2:3: value %18446744073709551616 is neither a name nor an id as graphs print them");
 }
 
 TEST_CASE("graph text: untyped values are tensors, comment lines are skipped") {

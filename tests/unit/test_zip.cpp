@@ -7,8 +7,12 @@
 #include <fstream>
 
 #include "lib/archive/archive.h"
+#include "lib/archive/npy.h"
+#include "lib/archive/pickler.h"
+#include "lib/archive/torch_save.h"
 #include "lib/archive/zip_writer.h"
 #include "lib/core/error.h"
+#include "lib/core/tensor.h"
 #include "tests/support/error_of.h"
 
 using namespace jitctl;
@@ -117,4 +121,33 @@ TEST_CASE("entries must share one root folder") {
   zip_file_add(z, "b/version", zip_source_buffer(z, "3", 1, 0), 0);
   REQUIRE(zip_close(z) == 0);
   CHECK(error_of([&] { Archive::open(tmp.file("two.zip")); }).find("two root folders") != std::string::npos);
+}
+
+TEST_CASE("bool tensors read from files hold 0 or 1: any other byte is true (fuzz target run)") {
+  // A bool storage record with the byte 80 (found by the run fuzz target: where() read it as a
+  // C++ bool, which UBSan reports). Written as torch.save writes a bool tensor, then patched.
+  TempDir dir;
+  auto storage = Storage::allocate(3);
+  const Tensor t = Tensor::view_of(storage, DType::Bool, 0, {3}, {1}, "test");
+  PickleOptions po;
+  po.storage_key = [](const std::shared_ptr<Storage>&, DType) { return std::string("0"); };
+  ZipWriter w("archive");
+  w.add("data.pkl", pickle(IValue(t), po));
+  w.add("data/0", std::string("\x00\x50\x01", 3));
+  w.add("version", "3\n");
+  w.write(dir.file("bools.pt"));
+  const Tensor back = load_torch_save(dir.file("bools.pt")).to_tensor();
+  const auto* p = static_cast<const uint8_t*>(back.data());
+  CHECK(std::vector<int>(p, p + 3) == std::vector<int>{0, 1, 1});
+
+  uint8_t none_odd[3] = {0, 1, 1};
+  std::shared_ptr<const void> keep;
+  CHECK(normalize_bools(none_odd, 3, keep) == none_odd);
+  CHECK(keep == nullptr);
+
+  std::string npy = npy_bytes(t);
+  npy[npy.size() - 2] = 7;
+  const Tensor from_npy = parse_npy(reinterpret_cast<const uint8_t*>(npy.data()), npy.size(), "b.npy");
+  const auto* q = static_cast<const uint8_t*>(from_npy.data());
+  CHECK(std::vector<int>(q, q + 3) == std::vector<int>{0, 1, 0});
 }
