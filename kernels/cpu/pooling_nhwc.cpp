@@ -45,6 +45,46 @@ JITCTL_ALWAYS_INLINE Window window_of(const Geometry& g, int64_t y, int64_t x) {
   return r;
 }
 
+// Channels are processed in blocks held in registers across the whole window (the window's
+// pixels are read once each and the output written once), a block of kBlock, then of 16, then
+// the rest.
+constexpr int64_t kBlock = 64;
+
+JITCTL_ALWAYS_INLINE bool max_wins(float s, float o) { return s > o || s != s; }
+
+// B floats in registers; the first `nb` used (all of them when Full).
+template <int64_t B, bool Full>
+JITCTL_ALWAYS_INLINE void max_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n,
+                                    int64_t nb) {
+  float acc[B];
+  for (int64_t j = 0; j < B; ++j) acc[j] = -std::numeric_limits<float>::infinity();
+  for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
+    for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+      const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
+      if (Full)
+        for (int64_t j = 0; j < B; ++j) acc[j] = max_wins(s[j], acc[j]) ? s[j] : acc[j];
+      else
+        for (int64_t j = 0; j < nb; ++j) acc[j] = max_wins(s[j], acc[j]) ? s[j] : acc[j];
+    }
+  for (int64_t j = 0; j < (Full ? B : nb); ++j) o[j] = acc[j];
+}
+
+template <int64_t B, bool Full>
+JITCTL_ALWAYS_INLINE void sum_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n, int64_t nb,
+                                    float inv) {
+  float acc[B];
+  for (int64_t j = 0; j < B; ++j) acc[j] = 0.f;
+  for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
+    for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+      const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
+      if (Full)
+        for (int64_t j = 0; j < B; ++j) acc[j] += s[j];
+      else
+        for (int64_t j = 0; j < nb; ++j) acc[j] += s[j];
+    }
+  for (int64_t j = 0; j < (Full ? B : nb); ++j) o[j] = acc[j] * inv;
+}
+
 // Output rows [r0, r1) of n * oh.
 JITCTL_ALWAYS_INLINE void max_rows_body(const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1) {
   const int64_t c = g.c;
@@ -53,12 +93,10 @@ JITCTL_ALWAYS_INLINE void max_rows_body(const float* in, float* out, const Geome
     for (int64_t x = 0; x < g.win.ow; ++x) {
       const Window wd = window_of(g, y, x);
       float* o = out + (r * g.win.ow + x) * c;
-      for (int64_t ch = 0; ch < c; ++ch) o[ch] = -std::numeric_limits<float>::infinity();
-      for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
-        for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
-          const float* s = in + ((n * g.h + iy) * g.w + ix) * c;
-          for (int64_t ch = 0; ch < c; ++ch) o[ch] = (s[ch] > o[ch] || s[ch] != s[ch]) ? s[ch] : o[ch];
-        }
+      int64_t ch = 0;
+      for (; ch + kBlock <= c; ch += kBlock) max_block<kBlock, true>(in + ch, o + ch, g, wd, n, kBlock);
+      for (; ch + 16 <= c; ch += 16) max_block<16, true>(in + ch, o + ch, g, wd, n, 16);
+      if (ch < c) max_block<16, false>(in + ch, o + ch, g, wd, n, c - ch);
     }
   }
 }
@@ -71,17 +109,29 @@ JITCTL_ALWAYS_INLINE void avg_rows_body(const float* in, float* out, const Geome
     for (int64_t x = 0; x < g.win.ow; ++x) {
       const Window wd = window_of(g, y, x);
       float* o = out + (r * g.win.ow + x) * c;
-      for (int64_t ch = 0; ch < c; ++ch) o[ch] = 0.f;
-      for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
-        for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
-          const float* s = in + ((n * g.h + iy) * g.w + ix) * c;
-          for (int64_t ch = 0; ch < c; ++ch) o[ch] += s[ch];
-        }
       const int64_t div = g.win.divisor ? g.win.divisor
                           : (g.win.count_include_pad && !g.win.adaptive) ? wd.padded_size
                                                                           : (wd.y1 - wd.y0) * (wd.x1 - wd.x0);
+      if (div == 0) {
+        for (int64_t ch = 0; ch < c; ++ch) o[ch] = 0.f;
+        continue;
+      }
+      // ATen divides the window's sum; x / d and x * (1 / d) may differ in the last bit, so
+      // divide unless d is a power of two (where the two agree exactly).
       const float d = static_cast<float>(div);
-      for (int64_t ch = 0; ch < c; ++ch) o[ch] = div == 0 ? 0.f : o[ch] / d;
+      if ((div & (div - 1)) == 0) {
+        const float inv = 1.0f / d;
+        int64_t ch = 0;
+        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock, true>(in + ch, o + ch, g, wd, n, kBlock, inv);
+        for (; ch + 16 <= c; ch += 16) sum_block<16, true>(in + ch, o + ch, g, wd, n, 16, inv);
+        if (ch < c) sum_block<16, false>(in + ch, o + ch, g, wd, n, c - ch, inv);
+      } else {
+        int64_t ch = 0;
+        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock, true>(in + ch, o + ch, g, wd, n, kBlock, 1.0f);
+        for (; ch + 16 <= c; ch += 16) sum_block<16, true>(in + ch, o + ch, g, wd, n, 16, 1.0f);
+        if (ch < c) sum_block<16, false>(in + ch, o + ch, g, wd, n, c - ch, 1.0f);
+        for (ch = 0; ch < c; ++ch) o[ch] /= d;
+      }
     }
   }
 }

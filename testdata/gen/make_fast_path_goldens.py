@@ -114,6 +114,19 @@ def pooling_cases():
     z = cl(2, 48, 7, 9)
     case(c, "adaptive_avg_1x1_cl", "aten::adaptive_avg_pool2d", [z, [1, 1]], F.adaptive_avg_pool2d(z, 1))
     case(c, "adaptive_avg_3x2_cl", "aten::adaptive_avg_pool2d", [z, [3, 2]], F.adaptive_avg_pool2d(z, (3, 2)))
+    # 100 channels: the kernels' register blocks of 64 and 16 and a tail of 4; NaN in the first
+    # block and in the tail. Divisors of powers of two (multiplied by the inverse) and others.
+    w = cl(2, 100, 9, 8)
+    w[1, 30, 2, 2] = float("nan")
+    w[0, 98, 5, 4] = float("nan")
+    case(c, "max_3x3s2p1_c100_cl", "aten::max_pool2d", [w, [3, 3], [2, 2], [1, 1], [1, 1], True], F.max_pool2d(w, 3, 2, 1, 1, True))
+    v = cl(1, 100, 9, 8)
+    case(c, "avg_3x3s1p1_c100_cl", "aten::avg_pool2d", [v, [3, 3], [1, 1], [1, 1], False, True, None], F.avg_pool2d(v, 3, 1, 1))
+    case(c, "avg_2x2_c100_exclude_ceil_cl", "aten::avg_pool2d", [v, [2, 2], [2, 2], [1, 1], True, False, None],
+         F.avg_pool2d(v, 2, 2, 1, True, False))
+    case(c, "adaptive_avg_1x1_c100_cl", "aten::adaptive_avg_pool2d", [v, [1, 1]], F.adaptive_avg_pool2d(v, 1))
+    u = cl(1, 80, 8, 8)
+    case(c, "adaptive_avg_1x1_64px_cl", "aten::adaptive_avg_pool2d", [u, [1, 1]], F.adaptive_avg_pool2d(u, 1))
     return c
 
 
