@@ -10,6 +10,7 @@
 #include "cli/conventions.h"
 #include "cli/usage_errors.h"
 #include "cli/version.h"
+#include "cli/wait_policy.h"
 #include "lib/core/error.h"
 
 namespace {
@@ -26,6 +27,7 @@ constexpr int kUsage = static_cast<int>(jitctl::ExitCode::InvalidInput);
 }  // namespace
 
 int main(int argc, char** argv) {
+  jitctl::cli::reexec_with_default_wait_policy(argc, argv);
   CLI::App app{"jitctl: inspect, validate, transform, run and benchmark TorchScript models (model.pt from "
                "torch.jit.save) without PyTorch.",
                "jitctl"};
