@@ -46,43 +46,42 @@ JITCTL_ALWAYS_INLINE Window window_of(const Geometry& g, int64_t y, int64_t x) {
 }
 
 // Channels are processed in blocks held in registers across the whole window (the window's
-// pixels are read once each and the output written once), a block of kBlock, then of 16, then
-// the rest.
+// pixels are read once each and the output written once): blocks of kBlock, 16 and 8 channels,
+// then one at a time (a block of run-time length would not stay in registers). `omp simd`: GCC
+// otherwise unrolls a 16- or 8-long loop into scalar compares and branches before vectorizing.
 constexpr int64_t kBlock = 64;
 
 JITCTL_ALWAYS_INLINE bool max_wins(float s, float o) { return s > o || s != s; }
 
-// B floats in registers; the first `nb` used (all of them when Full).
-template <int64_t B, bool Full>
-JITCTL_ALWAYS_INLINE void max_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n,
-                                    int64_t nb) {
+// B channels' maxima in registers.
+template <int64_t B>
+JITCTL_ALWAYS_INLINE void max_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n) {
   float acc[B];
+#pragma omp simd
   for (int64_t j = 0; j < B; ++j) acc[j] = -std::numeric_limits<float>::infinity();
   for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
     for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
       const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
-      if (Full)
-        for (int64_t j = 0; j < B; ++j) acc[j] = max_wins(s[j], acc[j]) ? s[j] : acc[j];
-      else
-        for (int64_t j = 0; j < nb; ++j) acc[j] = max_wins(s[j], acc[j]) ? s[j] : acc[j];
+#pragma omp simd
+      for (int64_t j = 0; j < B; ++j) acc[j] = max_wins(s[j], acc[j]) ? s[j] : acc[j];
     }
-  for (int64_t j = 0; j < (Full ? B : nb); ++j) o[j] = acc[j];
+#pragma omp simd
+  for (int64_t j = 0; j < B; ++j) o[j] = acc[j];
 }
 
-template <int64_t B, bool Full>
-JITCTL_ALWAYS_INLINE void sum_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n, int64_t nb,
-                                    float inv) {
+template <int64_t B>
+JITCTL_ALWAYS_INLINE void sum_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n, float inv) {
   float acc[B];
+#pragma omp simd
   for (int64_t j = 0; j < B; ++j) acc[j] = 0.f;
   for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
     for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
       const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
-      if (Full)
-        for (int64_t j = 0; j < B; ++j) acc[j] += s[j];
-      else
-        for (int64_t j = 0; j < nb; ++j) acc[j] += s[j];
+#pragma omp simd
+      for (int64_t j = 0; j < B; ++j) acc[j] += s[j];
     }
-  for (int64_t j = 0; j < (Full ? B : nb); ++j) o[j] = acc[j] * inv;
+#pragma omp simd
+  for (int64_t j = 0; j < B; ++j) o[j] = acc[j] * inv;
 }
 
 // Output rows [r0, r1) of n * oh.
@@ -94,9 +93,10 @@ JITCTL_ALWAYS_INLINE void max_rows_body(const float* in, float* out, const Geome
       const Window wd = window_of(g, y, x);
       float* o = out + (r * g.win.ow + x) * c;
       int64_t ch = 0;
-      for (; ch + kBlock <= c; ch += kBlock) max_block<kBlock, true>(in + ch, o + ch, g, wd, n, kBlock);
-      for (; ch + 16 <= c; ch += 16) max_block<16, true>(in + ch, o + ch, g, wd, n, 16);
-      if (ch < c) max_block<16, false>(in + ch, o + ch, g, wd, n, c - ch);
+      for (; ch + kBlock <= c; ch += kBlock) max_block<kBlock>(in + ch, o + ch, g, wd, n);
+      for (; ch + 16 <= c; ch += 16) max_block<16>(in + ch, o + ch, g, wd, n);
+      for (; ch + 8 <= c; ch += 8) max_block<8>(in + ch, o + ch, g, wd, n);
+      for (; ch < c; ++ch) max_block<1>(in + ch, o + ch, g, wd, n);
     }
   }
 }
@@ -122,14 +122,16 @@ JITCTL_ALWAYS_INLINE void avg_rows_body(const float* in, float* out, const Geome
       if ((div & (div - 1)) == 0) {
         const float inv = 1.0f / d;
         int64_t ch = 0;
-        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock, true>(in + ch, o + ch, g, wd, n, kBlock, inv);
-        for (; ch + 16 <= c; ch += 16) sum_block<16, true>(in + ch, o + ch, g, wd, n, 16, inv);
-        if (ch < c) sum_block<16, false>(in + ch, o + ch, g, wd, n, c - ch, inv);
+        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock>(in + ch, o + ch, g, wd, n, inv);
+        for (; ch + 16 <= c; ch += 16) sum_block<16>(in + ch, o + ch, g, wd, n, inv);
+        for (; ch + 8 <= c; ch += 8) sum_block<8>(in + ch, o + ch, g, wd, n, inv);
+        for (; ch < c; ++ch) sum_block<1>(in + ch, o + ch, g, wd, n, inv);
       } else {
         int64_t ch = 0;
-        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock, true>(in + ch, o + ch, g, wd, n, kBlock, 1.0f);
-        for (; ch + 16 <= c; ch += 16) sum_block<16, true>(in + ch, o + ch, g, wd, n, 16, 1.0f);
-        if (ch < c) sum_block<16, false>(in + ch, o + ch, g, wd, n, c - ch, 1.0f);
+        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock>(in + ch, o + ch, g, wd, n, 1.0f);
+        for (; ch + 16 <= c; ch += 16) sum_block<16>(in + ch, o + ch, g, wd, n, 1.0f);
+        for (; ch + 8 <= c; ch += 8) sum_block<8>(in + ch, o + ch, g, wd, n, 1.0f);
+        for (; ch < c; ++ch) sum_block<1>(in + ch, o + ch, g, wd, n, 1.0f);
         for (ch = 0; ch < c; ++ch) o[ch] /= d;
       }
     }

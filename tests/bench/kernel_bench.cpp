@@ -69,6 +69,8 @@ std::vector<Case> cases() {
                {randn({1, 64, 112, 112}), ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(false)}});
   c.push_back({"max_pool_nhwc_3x3s2_64x111", "aten::max_pool2d",
                {randn_channels_last(1, 64, 111, 111), ints({3, 3}), ints({2, 2}), ints({0, 0}), ints({1, 1}), IValue(true)}});
+  c.push_back({"max_pool_nhwc_3x3s2p1_24x112", "aten::max_pool2d",
+               {randn_channels_last(1, 24, 112, 112), ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(false)}});
   c.push_back({"avg_pool_nhwc_3x3_64x56", "aten::avg_pool2d",
                {randn_channels_last(1, 64, 56, 56), ints({3, 3}), ints({1, 1}), ints({1, 1}), IValue(false), IValue(true), IValue()}});
   c.push_back({"adaptive_avg_512x7", "aten::adaptive_avg_pool2d", {randn({1, 512, 7, 7}), ints({1, 1})}});
