@@ -205,6 +205,14 @@ def fused_cases():
         c["linear_" + "_".join(p[0] for p in post)] = ("linear", (x, w, b, res), tuple(post), apply(base, post, res))
     x, w = r(16, 256), r(100, 256) / 16
     c["linear_mlp_nobias_gelu"] = ("linear", (x, w, None, None), (("gelu", 0, 0),), F.gelu(F.linear(x, w)))
+    # One row (a classifier head at batch 1: the matrix-vector path), 1-D and 2-D, every chain.
+    for post in chains:
+        x, w, b = r(1, 150), r(70, 150) / 12, r(70)
+        base = F.linear(x, w, b)
+        res = r(*base.shape) if any(p[0] == "add" for p in post) else None
+        c["linear_row_" + "_".join(p[0] for p in post)] = ("linear", (x, w, b, res), tuple(post), apply(base, post, res))
+    x, w = r(300), r(9, 300) / 17
+    c["linear_vector_nobias_relu"] = ("linear", (x, w, None, None), (("relu", 0, 0),), F.relu(F.linear(x, w)))
     return c
 
 
