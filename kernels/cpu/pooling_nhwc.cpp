@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/isa_dispatch.h"
@@ -139,6 +140,20 @@ JITCTL_ALWAYS_INLINE void avg_rows_body(const float* in, float* out, const Geome
 }
 JITCTL_ISA_CLONES(void, avg_rows, (const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1), (in, out, g, r0, r1))
 
+// Global average (adaptive to 1x1): one pass over each image's pixels in memory order, adding
+// every pixel's channels into a row of sums (the same per-channel order of additions as the
+// windowed loop, which would read the image once per channel block, strided).
+JITCTL_ALWAYS_INLINE void global_avg_body(const float* __restrict in, float* __restrict out, int64_t c, int64_t pixels, float* __restrict acc) {
+  for (int64_t j = 0; j < c; ++j) acc[j] = 0.f;
+  for (int64_t p = 0; p < pixels; ++p) {
+    const float* s = in + p * c;
+    for (int64_t j = 0; j < c; ++j) acc[j] += s[j];
+  }
+  const float d = static_cast<float>(pixels);
+  for (int64_t j = 0; j < c; ++j) out[j] = acc[j] / d;
+}
+JITCTL_ISA_CLONES(void, global_avg, (const float* in, float* out, int64_t c, int64_t pixels, float* acc), (in, out, c, pixels, acc))
+
 template <class F>
 Tensor pool(const Tensor& input, const NhwcWindows& w, F rows) {
   const auto& s = input.sizes();
@@ -156,6 +171,19 @@ Tensor pool(const Tensor& input, const NhwcWindows& w, F rows) {
 }  // namespace
 
 Tensor max_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) { return pool(input, w, max_rows); }
-Tensor avg_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) { return pool(input, w, avg_rows); }
+Tensor avg_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) {
+  const auto& s = input.sizes();
+  if (!w.adaptive || w.oh != 1 || w.ow != 1 || s[2] * s[3] == 0) return pool(input, w, avg_rows);
+  const std::vector<int64_t> sizes{s[0], s[1], 1, 1};
+  Tensor out = new_output_strided(DType::Float32, sizes, channels_last_strides(sizes));
+  const float* in = static_cast<const float*>(input.data());
+  float* o = static_cast<float*>(out.mutable_data());
+  const int64_t c = s[1], pixels = s[2] * s[3];
+  parallel_for(0, s[0], 1, [&](int64_t n0, int64_t n1) {
+    std::vector<float> acc(static_cast<size_t>(c));
+    for (int64_t n = n0; n < n1; ++n) global_avg(in + n * pixels * c, o + n * c, c, pixels, acc.data());
+  });
+  return out;
+}
 
 }  // namespace jitctl::cpu

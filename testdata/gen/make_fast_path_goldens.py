@@ -149,6 +149,11 @@ def elementwise_cases():
     case(c, "mul_cl_broadcast", "aten::mul.Tensor", [a, se], a * se)
     case(c, "sigmoid_cl", "aten::sigmoid", [a], torch.sigmoid(a))
     case(c, "add_cl_contiguous", "aten::add.Tensor", [a, b.contiguous(), 2], a + 2 * b)
+    # The per-channel operand first, an operation that is not symmetric, one scale for the batch.
+    case(c, "mul_cl_broadcast_first", "aten::mul.Tensor", [se, a], se * a)
+    case(c, "sub_cl_broadcast_first", "aten::sub.Tensor", [se, a, 1], se - a)
+    se1 = r(1, 24, 1, 1) + 2
+    case(c, "div_cl_broadcast_batch", "aten::div.Tensor", [a, se1], a / se1)
     return c
 
 
