@@ -99,8 +99,12 @@ std::optional<std::string> check_command_word(const CLI::App& app, const std::ve
   }
   for (const auto& c : command_names(app, true))
     if (c == w) return std::nullopt;
-  return fmt::format("unknown command {}{}; see 'jitctl --help' for the commands", quoted(w),
-                     did_you_mean(w, command_names(app, true)));
+  // With no close spelling, the list itself is the most useful answer (the user may not know the names).
+  const std::string near = did_you_mean(w, command_names(app, true));
+  if (near.empty())
+    return fmt::format("unknown command {}; the commands are {}; see 'jitctl help COMMAND'", quoted(w),
+                       fmt::join(command_names(app, false), ", "));
+  return fmt::format("unknown command {}{}; see 'jitctl --help' for the commands", quoted(w), near);
 }
 
 std::string usage_error_message(const CLI::App& app, const CLI::ParseError& e) {

@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 BUILD_DEPS=(meson ninja-build pkg-config g++ python3 libcli11-dev libzip-dev libfmt-dev libdtl-dev
             libeigen3-dev doctest-dev nlohmann-json3-dev libopenblas-openmp-dev libdnnl-dev)
 # The reference PyTorch (1.13) for the oracle tests; the suite itself runs without it (tests skip).
-TEST_DEPS=(python3-torch python3-torchvision libopenblas0-openmp)
+# Graphviz: the test that renders the largest graphs' --format dot output with dot -Tsvg.
+TEST_DEPS=(python3-torch python3-torchvision libopenblas0-openmp graphviz)
 
 install() {
   local missing=()

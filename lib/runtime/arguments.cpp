@@ -179,6 +179,8 @@ std::vector<IValue> check_arguments(const FunctionSchema& schema, std::vector<IV
     if (args.size() < required) {
       const auto& missing = schema.arguments[first + args.size()];
       detail = fmt::format("; '{}' ({}) is missing", missing.name, missing.type->annotation_str());
+      // No inputs at all is usually a forgotten flag, not a wrong file: say which flags give them.
+      if (args.empty()) detail += " (give the inputs with --inputs F or --input-spec S; --describe-inputs shows an example)";
     }
     throw InvalidInput(fmt::format("{}() takes {} argument{}, the inputs give {}{}: {}", fn, takes, total == 1 && required == total ? "" : "s",
                                    args.size(), detail, listing()));
