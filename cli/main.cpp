@@ -11,6 +11,7 @@
 #include "cli/standard_output.h"
 #include "cli/usage_errors.h"
 #include "cli/version.h"
+#include "cli/wait_policy.h"
 #include "lib/core/error.h"
 #include "lib/core/string_literal.h"
 
@@ -87,6 +88,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  jitctl::cli::reexec_with_default_wait_policy(argc, argv);
   jitctl::cli::prepare_standard_output();
   return jitctl::cli::finish_standard_output(run(argc, argv));
 }

@@ -83,11 +83,14 @@ JITCTL_ALWAYS_INLINE void activation_body(Activation f, const float* x, float* y
 JITCTL_ISA_CLONES(void, activation, (Activation f, const float* x, float* y, int64_t n), (f, x, y, n))
 
 JITCTL_ALWAYS_INLINE void softmax_body(float* x, int64_t n) {
+  // The reductions are declared to OpenMP's simd so the compiler may reorder them into vector
+  // lanes (plain C++ float sums and maxima stay scalar without -ffast-math).
   float mx = -std::numeric_limits<float>::infinity();
-  bool nan = false;
+  int nan = 0;
+#pragma omp simd reduction(max : mx) reduction(| : nan)
   for (int64_t i = 0; i < n; ++i) {
     mx = x[i] > mx ? x[i] : mx;
-    nan = nan || x[i] != x[i];
+    nan |= x[i] != x[i];
   }
   if (nan) {
     for (int64_t i = 0; i < n; ++i) x[i] = std::numeric_limits<float>::quiet_NaN();
@@ -98,11 +101,14 @@ JITCTL_ALWAYS_INLINE void softmax_body(float* x, int64_t n) {
     return;
   }
   float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
   for (int64_t i = 0; i < n; ++i) {
-    x[i] = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_nonpositive(x[i] - mx);
-    sum += x[i];
+    const float y = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_nonpositive(x[i] - mx);
+    x[i] = y;
+    sum += y;
   }
   const float inv = 1.0f / sum;
+#pragma omp simd
   for (int64_t i = 0; i < n; ++i) x[i] *= inv;
 }
 

@@ -7,77 +7,23 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/attention.h"
+
+#include "kernels/cpu/activations.h"
+#include "kernels/cpu/attention_core.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/norm.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/parallel.h"
+#include "kernels/prepared.h"
 #include "kernels/registry.h"
 
 namespace jitctl::cpu {
 namespace {
-
-// Which (query, key) pairs are excluded, as a bool tensor broadcast to [B, H, T, S] by strides.
-struct Mask {
-  Tensor owned;  // a float mask's bool form
-  const bool* data = nullptr;
-  int64_t sb = 0, sh = 0, st = 0, ss = 0;
-  bool masked(int64_t b, int64_t h, int64_t t, int64_t s) const { return data && data[b * sb + h * sh + t * st + s * ss]; }
-};
-
-// mask_type 0: [T, S] attention mask; 1: [B, S] key padding mask; otherwise a mask of up to 4
-// dims broadcast to [B, H, T, S] (2-D masks read as [T, S] unless they are [B, S] and not [T, S]).
-Mask make_mask(const Tensor& m_arg, int64_t b, int64_t h, int64_t t, int64_t s, const IValue& mask_type) {
-  Mask mk;
-  if (!m_arg.defined()) return mk;
-  // PyTorch 2.x passes nn.MultiheadAttention's masks as float (0 / -inf); ATen's masked softmax
-  // reads any nonzero entry as masked out.
-  if (m_arg.dtype() != DType::Bool) mk.owned = to_dtype(m_arg, DType::Bool);
-  const Tensor& m = m_arg.dtype() == DType::Bool ? m_arg : mk.owned;
-  mk.data = data_of<bool>(m);
-  const int64_t d = m.dim();
-  const auto& sz = m.sizes();
-  const auto& str = m.strides();
-  auto dim_stride = [&](int64_t i, int64_t want) {
-    if (sz[i] == want) return want == 1 ? int64_t{0} : str[i];
-    if (sz[i] == 1) return int64_t{0};
-    throw InvalidInput(fmt::format("_native_multi_head_attention: mask of size {} does not match attention scores [{}, {}, {}, {}]",
-                                   shape_string(sz), b, h, t, s));
-  };
-  const int64_t type = mask_type.is_none() ? -1 : mask_type.to_int();
-  if (d == 2 && (type == 1 || (type != 0 && !(sz[0] == t && sz[1] == s) && sz[0] == b && sz[1] == s))) {
-    mk.sb = dim_stride(0, b);
-    mk.ss = dim_stride(1, s);
-    return mk;
-  }
-  if (d > 4) throw InvalidInput(fmt::format("_native_multi_head_attention: mask of size {} has too many dims", shape_string(sz)));
-  const int64_t want[4] = {b, h, t, s};
-  int64_t* strides[4] = {&mk.sb, &mk.sh, &mk.st, &mk.ss};
-  for (int64_t i = 0; i < d; ++i) *strides[4 - d + i] = dim_stride(i, want[4 - d + i]);
-  return mk;
-}
-
-// Softmax over a row, masked entries excluded; a fully masked row becomes zeros (ATen's
-// _masked_softmax).
-template <class T>
-void softmax_row(T* row, int64_t n, const Mask& mask, int64_t b, int64_t h, int64_t t) {
-  T mx = -std::numeric_limits<T>::infinity();
-  for (int64_t j = 0; j < n; ++j)
-    if (!mask.masked(b, h, t, j)) mx = std::max(mx, row[j]);
-  if (mx == -std::numeric_limits<T>::infinity()) {
-    std::fill(row, row + n, T(0));
-    return;
-  }
-  T sum = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    row[j] = mask.masked(b, h, t, j) ? T(0) : std::exp(row[j] - mx);
-    sum += row[j];
-  }
-  const T inv = T(1) / sum;
-  for (int64_t j = 0; j < n; ++j) row[j] *= inv;
-}
 
 // out[rows, n] = x[rows, k] wᵀ (+ bias); w is [n, k] row-major.
 template <class T>
@@ -105,41 +51,23 @@ MhaWeights mha_weights(const IValue& qw, const IValue& qb, const IValue& pw, con
 // Multi-head attention of contiguous [B, T, E] inputs into out [B, T, E]; the attention weights
 // [B, H, T, T] go to `weights` when it is not null.
 template <class T>
-void mha(const T* q_in, const T* k_in, const T* v_in, int64_t batch, int64_t seq, int64_t e, int64_t heads, const MhaWeights& w, const Mask& mask,
+void mha(const T* q_in, const T* k_in, const T* v_in, int64_t batch, int64_t seq, int64_t e, int64_t heads, const MhaWeights& w, const AttentionMask& mask,
          T* out, T* weights) {
   const int64_t dh = e / heads, rows = batch * seq;
   const T* wq = data_of<T>(w.qkv_w);
   const T* bq = data_of<T>(w.qkv_b);
-  // qkv[r, 0:E | E:2E | 2E:3E] = projections of q, k, v (bias added below, as ATen does).
+  // qkv[r, 0:E | E:2E | 2E:3E] = projections of q, k, v with their biases.
   std::vector<T> qkv(static_cast<size_t>(rows * 3 * e));
   if (q_in == k_in && k_in == v_in) {
-    linear_rows<T>(q_in, rows, e, wq, 3 * e, nullptr, qkv.data(), 3 * e);
+    linear_rows<T>(q_in, rows, e, wq, 3 * e, bq, qkv.data(), 3 * e);
   } else {
-    linear_rows<T>(q_in, rows, e, wq, e, nullptr, qkv.data(), 3 * e);
-    linear_rows<T>(k_in, rows, e, wq + e * e, e, nullptr, qkv.data() + e, 3 * e);
-    linear_rows<T>(v_in, rows, e, wq + 2 * e * e, e, nullptr, qkv.data() + 2 * e, 3 * e);
+    linear_rows<T>(q_in, rows, e, wq, e, bq, qkv.data(), 3 * e);
+    linear_rows<T>(k_in, rows, e, wq + e * e, e, bq + e, qkv.data() + e, 3 * e);
+    linear_rows<T>(v_in, rows, e, wq + 2 * e * e, e, bq + 2 * e, qkv.data() + 2 * e, 3 * e);
   }
   const T scale = T(1) / std::sqrt(static_cast<T>(dh));
   std::vector<T> ctx(static_cast<size_t>(rows * e));  // [B, T, H * dh]
-  parallel_for(0, batch * heads, 1, [&](int64_t u0, int64_t u1) {
-    std::vector<T> q(static_cast<size_t>(seq * dh)), k(q.size()), v(q.size()), scores(static_cast<size_t>(seq * seq));
-    for (int64_t u = u0; u < u1; ++u) {
-      const int64_t b = u / heads, h = u % heads;
-      for (int64_t t = 0; t < seq; ++t) {
-        const T* src = qkv.data() + (b * seq + t) * 3 * e + h * dh;
-        for (int64_t j = 0; j < dh; ++j) {
-          q[t * dh + j] = (src[j] + bq[h * dh + j]) * scale;
-          k[t * dh + j] = src[e + j] + bq[e + h * dh + j];
-          v[t * dh + j] = src[2 * e + j] + bq[2 * e + h * dh + j];
-        }
-      }
-      T* sc = weights ? weights + u * seq * seq : scores.data();
-      gemm<T>(row_major(q.data(), seq, dh, dh), transposed(row_major(k.data(), seq, dh, dh)), sc, seq, T(1), T(0));
-      for (int64_t t = 0; t < seq; ++t) softmax_row(sc + t * seq, seq, mask, b, h, t);
-      gemm<T>(row_major(static_cast<const T*>(sc), seq, seq, seq), row_major(static_cast<const T*>(v.data()), seq, dh, dh),
-              ctx.data() + b * seq * e + h * dh, e, T(1), T(0));
-    }
-  });
+  attention_heads<T>(qkv.data(), qkv.data() + e, qkv.data() + 2 * e, 3 * e, batch, seq, e, heads, scale, mask, ctx.data(), e, weights);
   linear_rows<T>(ctx.data(), rows, e, data_of<T>(w.proj_w), e, data_of<T>(w.proj_b), out, e);
 }
 
@@ -154,7 +82,9 @@ void check_mha_inputs(const Tensor& q, const Tensor& k, const Tensor& v, int64_t
   check_same_dtype(q, v);
 }
 
-void k_native_mha(Stack& s) {
+}  // namespace
+
+void native_mha_kernel(Stack& s) {
   const Tensor &q_arg = s[0].to_tensor(), &k_arg = s[1].to_tensor(), &v_arg = s[2].to_tensor();
   const int64_t e = s[3].to_int(), heads = s[4].to_int();
   check_mha_inputs(q_arg, k_arg, v_arg, e, heads);
@@ -170,7 +100,7 @@ void k_native_mha(Stack& s) {
   Tensor averaged;
   dispatch_floating(q.dtype(), "_native_multi_head_attention", [&](auto tag) {
     using T = decltype(tag);
-    const Mask mk = make_mask(mask, batch, heads, seq, seq, s[12]);
+    const AttentionMask mk = make_attention_mask(mask, batch, heads, seq, seq, s[12]);
     if (out.numel() == 0) return;
     mha<T>(data_of<T>(q), data_of<T>(k), data_of<T>(v), batch, seq, e, heads, w, mk, mutable_data_of<T>(out),
            need_weights ? mutable_data_of<T>(weights) : nullptr);
@@ -191,12 +121,16 @@ void k_native_mha(Stack& s) {
   s.assign({IValue(std::move(out)), std::move(second)});
 }
 
+namespace {
+
 template <class T>
 T gelu(T x) {
   return T(0.5) * x * (T(1) + std::erf(x * static_cast<T>(M_SQRT1_2)));
 }
 
-void k_encoder_layer(Stack& s) {
+}  // namespace
+
+void encoder_layer_kernel(Stack& s) {
   const Tensor& src_arg = s[0].to_tensor();
   const int64_t e = s[1].to_int(), heads = s[2].to_int();
   check_mha_inputs(src_arg, src_arg, src_arg, e, heads);
@@ -217,7 +151,7 @@ void k_encoder_layer(Stack& s) {
   dispatch_floating(src.dtype(), "_transformer_encoder_layer_fwd", [&](auto tag) {
     using T = decltype(tag);
     if (rows == 0) return;
-    const Mask mk = make_mask(mask, batch, heads, seq, seq, s[19]);
+    const AttentionMask mk = make_attention_mask(mask, batch, heads, seq, seq, s[19]);
     const T* x = data_of<T>(src);
     T* o = mutable_data_of<T>(out);
     const size_t n = static_cast<size_t>(rows * e);
@@ -237,7 +171,10 @@ void k_encoder_layer(Stack& s) {
       ffn_in = normed.data();
     }
     linear_rows<T>(ffn_in, rows, e, data_of<T>(w1), ff, data_of<T>(b1), hidden.data(), ff);
-    if (use_gelu)
+    if (use_gelu && std::is_same_v<T, float>)
+      activation_f32(Activation::GeluErf, reinterpret_cast<const float*>(hidden.data()), reinterpret_cast<float*>(hidden.data()),
+                     static_cast<int64_t>(hidden.size()));
+    else if (use_gelu)
       for (auto& h : hidden) h = gelu(h);
     else
       for (auto& h : hidden) h = std::max(h, T(0));
@@ -247,6 +184,8 @@ void k_encoder_layer(Stack& s) {
   });
   s.assign(1, IValue(std::move(out)));
 }
+
+namespace {
 
 // Whether every row of `mask` ([B, T], true = keep) is a run of trues followed by falses: the
 // condition for turning a padded batch into a nested one.
@@ -444,9 +383,11 @@ void k_sdpa(Stack& s) {
 namespace jitctl {
 
 void register_attention_kernels() {
-  register_kernel("aten::_native_multi_head_attention", cpu::k_native_mha);
+  register_kernel("aten::_native_multi_head_attention", cpu::native_mha_kernel);
+  register_preparer("aten::_native_multi_head_attention", cpu::prepare_native_mha);
   register_kernel("aten::scaled_dot_product_attention", cpu::k_sdpa);
-  register_kernel("aten::_transformer_encoder_layer_fwd", cpu::k_encoder_layer);
+  register_kernel("aten::_transformer_encoder_layer_fwd", cpu::encoder_layer_kernel);
+  register_preparer("aten::_transformer_encoder_layer_fwd", cpu::prepare_encoder_layer);
   register_kernel("aten::_nested_tensor_from_mask_left_aligned", cpu::k_nested_left_aligned);
   register_kernel("aten::_nested_tensor_from_mask", cpu::k_nested_unsupported);
   register_kernel("aten::to_padded_tensor", cpu::k_nested_unsupported);

@@ -100,6 +100,42 @@ Tensor in_order(const Tensor& t, const std::vector<int64_t>& shape, const std::v
   return make_view(e, std::move(sizes), std::move(strides), e.storage_offset());
 }
 
+bool nhwc_dense(const Tensor& t) {
+  const auto& s = t.sizes();
+  const int64_t want[4] = {s[1] * s[2] * s[3], 1, s[3] * s[1], s[1]};
+  for (int i = 0; i < 4; ++i)
+    if (s[i] != 1 && t.strides()[i] != want[i]) return false;
+  return true;
+}
+
+// A channels-last [N, C, H, W] output whose operands are `full` (the same layout) and `per`, one
+// value per (image, channel) ([N or 1, C, 1, 1], channels contiguous): a squeeze-and-excitation
+// scale. Runs as a loop over channels per pixel (vectorized), not through the strided loop.
+template <class R, class T, class F>
+bool per_channel_loop(Tensor& out, const Tensor& full, const Tensor& per, bool per_first, const F& f) {
+  if (out.dim() != 4 || out.is_contiguous() || !nhwc_dense(out) || !same_strides(full, out)) return false;
+  const auto& s = out.sizes();
+  const int64_t n = s[0], c = s[1], pixels = s[2] * s[3];
+  const auto& ps = per.sizes();
+  if (per.dim() != 4 || ps[2] != 1 || ps[3] != 1 || ps[1] != c || (ps[0] != n && ps[0] != 1) || (c > 1 && per.strides()[1] != 1)) return false;
+  const int64_t per_n = ps[0] == 1 ? 0 : per.strides()[0];
+  const T* x = static_cast<const T*>(full.data());
+  const T* v = static_cast<const T*>(per.data());
+  R* o = static_cast<R*>(out.mutable_data());
+  parallel_for(0, n * pixels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* xr = x + p * c;
+      const T* vr = v + (p / pixels) * per_n;
+      R* orow = o + p * c;
+      if (per_first)
+        for (int64_t j = 0; j < c; ++j) orow[j] = f(vr[j], xr[j]);
+      else
+        for (int64_t j = 0; j < c; ++j) orow[j] = f(xr[j], vr[j]);
+    }
+  });
+  return true;
+}
+
 // out = f(a, b) with a and b converted to `compute`; `make(T{})` returns the typed functor, whose
 // return type is the result's element type. With `into`, writes there (in-place forms).
 template <class Make>
@@ -117,6 +153,7 @@ Tensor binary(const IValue& a, const IValue& b, DType compute, const char* op, c
     } else {
       out = new_output_strided(dtype_of<R>(), shape, result_strides(shape, {&ta, &tb}));
     }
+    if (!into && (per_channel_loop<R, T>(out, tb, ta, true, f) || per_channel_loop<R, T>(out, ta, tb, false, f))) return;
     if (flat_loop_ok(out, {&ta, &tb})) {
       Tensor fo = flat(out);
       const Tensor fa = flat(ta), fb = flat(tb);

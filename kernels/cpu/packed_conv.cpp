@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <cstring>
 #include <new>
 
 #include "kernels/cpu/dnnl_util.h"
@@ -27,7 +28,7 @@ struct PackedConv::Primitive {
   dnnl::memory::desc nhwc_src, nhwc_dst;
   // The conversions the common cases need, built once: a contiguous (NCHW) input to
   // channels-last, and the result to a contiguous output.
-  dnnl::reorder from_nchw, to_nchw;
+  dnnl::reorder from_nchw, to_nchw, from_nchw_dst;
   dnnl::memory::desc nchw_src, nchw_dst;
 };
 
@@ -107,6 +108,8 @@ std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const Con
   plan->nchw_dst = dnnl::memory::desc(dst, dt::f32, tag::nchw);
   plan->from_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->nchw_src, eng, plan->nhwc_src));
   plan->to_nchw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->nhwc_dst, eng, plan->nchw_dst));
+  if (has_residual(epilogue_))
+    plan->from_nchw_dst = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->nchw_dst, eng, plan->nhwc_dst));
   if (primitives_.size() >= kMaxPlans) primitives_.erase(primitives_.begin());  // callers still running it hold their own reference
   primitives_.push_back(plan);
   return plan;
@@ -147,8 +150,18 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   dnnl::memory dst = direct_out ? dnnl::memory(plan.nhwc_dst, eng, out.mutable_data())
                                 : dnnl::memory(plan.nhwc_dst, eng, scratch_buffer(ScratchSlot::ConvDst, plan.nhwc_dst.get_size()));
   if (add) {
-    dnnl::memory r(desc_4d(residual), eng, const_cast<void*>(residual.data()));
-    dnnl::reorder(r, dst).execute(stream, r, dst);
+    // The sum post-op adds to what dst holds: the residual, copied in (a plain copy when it is
+    // already channels-last; building a reorder per call costs more than the copy).
+    const dnnl::memory::desc rd = desc_4d(residual);
+    if (dense_nhwc(rd)) {
+      std::memcpy(dst.get_data_handle(), residual.data(), plan.nhwc_dst.get_size());
+    } else {
+      dnnl::memory r(rd, eng, const_cast<void*>(residual.data()));
+      if (rd == plan.nchw_dst)
+        plan.from_nchw_dst.execute(stream, r, dst);
+      else
+        dnnl::reorder(r, dst).execute(stream, r, dst);
+    }
   }
   dnnl::memory pad(plan.pd.scratchpad_desc(), eng, scratch_buffer(ScratchSlot::Primitive, plan.pd.scratchpad_desc().get_size()));
   std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};

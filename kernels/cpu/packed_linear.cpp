@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/linear.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
@@ -115,6 +116,13 @@ Tensor PackedLinear::run(const Tensor& input_arg, const Tensor& residual) const 
 void PackedLinear::run_rows(const float* x, int64_t rows, int64_t ld, float* out, int64_t ldo) const {
   if (rows == 0) return;
   if (ld < k_ || ldo < n_) throw InvalidInput(fmt::format("linear: row strides {} and {} are shorter than the rows ({} and {})", ld, ldo, k_, n_));
+  if (rows == 1) {
+    // One row: a pass over the weights as stored; oneDNN's packed product costs more here.
+    std::vector<float> acc(static_cast<size_t>(n_));
+    gemv_f32(static_cast<const float*>(weight_.data()), x, n_, k_, acc.data());
+    finish_row_f32(acc.data(), bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr, epilogue_, n_, out);
+    return;
+  }
   const auto prim_ref = primitive_for(rows, ld, ldo);
   const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/isa_dispatch.h"
@@ -45,6 +46,45 @@ JITCTL_ALWAYS_INLINE Window window_of(const Geometry& g, int64_t y, int64_t x) {
   return r;
 }
 
+// Channels are processed in blocks held in registers across the whole window (the window's
+// pixels are read once each and the output written once): blocks of kBlock, 16 and 8 channels,
+// then one at a time (a block of run-time length would not stay in registers). `omp simd`: GCC
+// otherwise unrolls a 16- or 8-long loop into scalar compares and branches before vectorizing.
+constexpr int64_t kBlock = 64;
+
+JITCTL_ALWAYS_INLINE bool max_wins(float s, float o) { return s > o || s != s; }
+
+// B channels' maxima in registers.
+template <int64_t B>
+JITCTL_ALWAYS_INLINE void max_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n) {
+  float acc[B];
+#pragma omp simd
+  for (int64_t j = 0; j < B; ++j) acc[j] = -std::numeric_limits<float>::infinity();
+  for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
+    for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+      const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
+#pragma omp simd
+      for (int64_t j = 0; j < B; ++j) acc[j] = max_wins(s[j], acc[j]) ? s[j] : acc[j];
+    }
+#pragma omp simd
+  for (int64_t j = 0; j < B; ++j) o[j] = acc[j];
+}
+
+template <int64_t B>
+JITCTL_ALWAYS_INLINE void sum_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n, float inv) {
+  float acc[B];
+#pragma omp simd
+  for (int64_t j = 0; j < B; ++j) acc[j] = 0.f;
+  for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
+    for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
+      const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
+#pragma omp simd
+      for (int64_t j = 0; j < B; ++j) acc[j] += s[j];
+    }
+#pragma omp simd
+  for (int64_t j = 0; j < B; ++j) o[j] = acc[j] * inv;
+}
+
 // Output rows [r0, r1) of n * oh.
 JITCTL_ALWAYS_INLINE void max_rows_body(const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1) {
   const int64_t c = g.c;
@@ -53,12 +93,11 @@ JITCTL_ALWAYS_INLINE void max_rows_body(const float* in, float* out, const Geome
     for (int64_t x = 0; x < g.win.ow; ++x) {
       const Window wd = window_of(g, y, x);
       float* o = out + (r * g.win.ow + x) * c;
-      for (int64_t ch = 0; ch < c; ++ch) o[ch] = -std::numeric_limits<float>::infinity();
-      for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
-        for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
-          const float* s = in + ((n * g.h + iy) * g.w + ix) * c;
-          for (int64_t ch = 0; ch < c; ++ch) o[ch] = (s[ch] > o[ch] || s[ch] != s[ch]) ? s[ch] : o[ch];
-        }
+      int64_t ch = 0;
+      for (; ch + kBlock <= c; ch += kBlock) max_block<kBlock>(in + ch, o + ch, g, wd, n);
+      for (; ch + 16 <= c; ch += 16) max_block<16>(in + ch, o + ch, g, wd, n);
+      for (; ch + 8 <= c; ch += 8) max_block<8>(in + ch, o + ch, g, wd, n);
+      for (; ch < c; ++ch) max_block<1>(in + ch, o + ch, g, wd, n);
     }
   }
 }
@@ -71,21 +110,49 @@ JITCTL_ALWAYS_INLINE void avg_rows_body(const float* in, float* out, const Geome
     for (int64_t x = 0; x < g.win.ow; ++x) {
       const Window wd = window_of(g, y, x);
       float* o = out + (r * g.win.ow + x) * c;
-      for (int64_t ch = 0; ch < c; ++ch) o[ch] = 0.f;
-      for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
-        for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
-          const float* s = in + ((n * g.h + iy) * g.w + ix) * c;
-          for (int64_t ch = 0; ch < c; ++ch) o[ch] += s[ch];
-        }
       const int64_t div = g.win.divisor ? g.win.divisor
                           : (g.win.count_include_pad && !g.win.adaptive) ? wd.padded_size
                                                                           : (wd.y1 - wd.y0) * (wd.x1 - wd.x0);
+      if (div == 0) {
+        for (int64_t ch = 0; ch < c; ++ch) o[ch] = 0.f;
+        continue;
+      }
+      // ATen divides the window's sum; x / d and x * (1 / d) may differ in the last bit, so
+      // divide unless d is a power of two (where the two agree exactly).
       const float d = static_cast<float>(div);
-      for (int64_t ch = 0; ch < c; ++ch) o[ch] = div == 0 ? 0.f : o[ch] / d;
+      if ((div & (div - 1)) == 0) {
+        const float inv = 1.0f / d;
+        int64_t ch = 0;
+        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock>(in + ch, o + ch, g, wd, n, inv);
+        for (; ch + 16 <= c; ch += 16) sum_block<16>(in + ch, o + ch, g, wd, n, inv);
+        for (; ch + 8 <= c; ch += 8) sum_block<8>(in + ch, o + ch, g, wd, n, inv);
+        for (; ch < c; ++ch) sum_block<1>(in + ch, o + ch, g, wd, n, inv);
+      } else {
+        int64_t ch = 0;
+        for (; ch + kBlock <= c; ch += kBlock) sum_block<kBlock>(in + ch, o + ch, g, wd, n, 1.0f);
+        for (; ch + 16 <= c; ch += 16) sum_block<16>(in + ch, o + ch, g, wd, n, 1.0f);
+        for (; ch + 8 <= c; ch += 8) sum_block<8>(in + ch, o + ch, g, wd, n, 1.0f);
+        for (; ch < c; ++ch) sum_block<1>(in + ch, o + ch, g, wd, n, 1.0f);
+        for (ch = 0; ch < c; ++ch) o[ch] /= d;
+      }
     }
   }
 }
 JITCTL_ISA_CLONES(void, avg_rows, (const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1), (in, out, g, r0, r1))
+
+// Global average (adaptive to 1x1): one pass over each image's pixels in memory order, adding
+// every pixel's channels into a row of sums (the same per-channel order of additions as the
+// windowed loop, which would read the image once per channel block, strided).
+JITCTL_ALWAYS_INLINE void global_avg_body(const float* __restrict in, float* __restrict out, int64_t c, int64_t pixels, float* __restrict acc) {
+  for (int64_t j = 0; j < c; ++j) acc[j] = 0.f;
+  for (int64_t p = 0; p < pixels; ++p) {
+    const float* s = in + p * c;
+    for (int64_t j = 0; j < c; ++j) acc[j] += s[j];
+  }
+  const float d = static_cast<float>(pixels);
+  for (int64_t j = 0; j < c; ++j) out[j] = acc[j] / d;
+}
+JITCTL_ISA_CLONES(void, global_avg, (const float* in, float* out, int64_t c, int64_t pixels, float* acc), (in, out, c, pixels, acc))
 
 template <class F>
 Tensor pool(const Tensor& input, const NhwcWindows& w, F rows) {
@@ -104,6 +171,19 @@ Tensor pool(const Tensor& input, const NhwcWindows& w, F rows) {
 }  // namespace
 
 Tensor max_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) { return pool(input, w, max_rows); }
-Tensor avg_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) { return pool(input, w, avg_rows); }
+Tensor avg_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) {
+  const auto& s = input.sizes();
+  if (!w.adaptive || w.oh != 1 || w.ow != 1 || s[2] * s[3] == 0) return pool(input, w, avg_rows);
+  const std::vector<int64_t> sizes{s[0], s[1], 1, 1};
+  Tensor out = new_output_strided(DType::Float32, sizes, channels_last_strides(sizes));
+  const float* in = static_cast<const float*>(input.data());
+  float* o = static_cast<float*>(out.mutable_data());
+  const int64_t c = s[1], pixels = s[2] * s[3];
+  parallel_for(0, s[0], 1, [&](int64_t n0, int64_t n1) {
+    std::vector<float> acc(static_cast<size_t>(c));
+    for (int64_t n = n0; n < n1; ++n) global_avg(in + n * pixels * c, o + n * c, c, pixels, acc.data());
+  });
+  return out;
+}
 
 }  // namespace jitctl::cpu

@@ -1,6 +1,7 @@
 #include "kernels/cpu/tensor_util.h"
 
 #include <cstring>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -59,15 +60,32 @@ void copy_strided(const Tensor& src, Tensor& dst) {
     std::memcpy(dst.mutable_data(), src.data(), static_cast<size_t>(n) * element_size(src.dtype()));
     return;
   }
-  const int64_t nd = src.dim();
-  if (dst.is_contiguous() && nd >= 2 && src.sizes()[nd - 1] > 1 && src.sizes()[nd - 2] > 1 &&
-      src.strides()[nd - 2] < src.strides()[nd - 1]) {
-    switch (element_size(src.dtype())) {
-      case 1: tiled_copy<uint8_t>(src, dst); return;
-      case 2: tiled_copy<uint16_t>(src, dst); return;
-      case 4: tiled_copy<uint32_t>(src, dst); return;
-      case 8: tiled_copy<uint64_t>(src, dst); return;
-      default: break;
+  if (dst.is_contiguous()) {
+    // Dims that are one run of src's memory merged (and size-1 dims dropped), so that a layout
+    // change such as channels-last to contiguous ([N, C, H, W] with strides [HWC, 1, WC, C]: the
+    // last two dims [C, HW] transposed) is seen as the tiled transpose it is.
+    std::vector<int64_t> sz, st;
+    for (int64_t i = 0; i < src.dim(); ++i) {
+      if (src.sizes()[i] == 1) continue;
+      if (!sz.empty() && st.back() == src.strides()[i] * src.sizes()[i]) {
+        sz.back() *= src.sizes()[i];
+        st.back() = src.strides()[i];
+      } else {
+        sz.push_back(src.sizes()[i]);
+        st.push_back(src.strides()[i]);
+      }
+    }
+    const size_t nd = sz.size();
+    if (nd >= 2 && st[nd - 2] < st[nd - 1] && element_size(src.dtype()) <= 8) {
+      const Tensor s = make_view(src, sz, st, src.storage_offset());
+      Tensor d = make_view(dst, sz, contiguous_strides(sz), dst.storage_offset());
+      switch (element_size(src.dtype())) {
+        case 1: tiled_copy<uint8_t>(s, d); return;
+        case 2: tiled_copy<uint16_t>(s, d); return;
+        case 4: tiled_copy<uint32_t>(s, d); return;
+        case 8: tiled_copy<uint64_t>(s, d); return;
+        default: break;
+      }
     }
   }
   switch (element_size(src.dtype())) {

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include "lib/runtime/threads.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -100,9 +102,7 @@ MachineInfo gather() {
   MachineInfo m;
   m.cpu = cpu_model();
   m.logical_cpus = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  m.available_cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set)) : m.logical_cpus;
+  m.available_cpus = usable_cpus();
   m.physical_cores = count_physical_cores(m.logical_cpus);
   m.threads_per_core = std::max(1, m.logical_cpus / m.physical_cores);
   detect_isa(m);
@@ -111,7 +111,10 @@ MachineInfo gather() {
     const std::string kv = *e;
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || !is_threading_variable(kv.substr(0, eq))) continue;
-    m.environment.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    std::string value = kv.substr(eq + 1);
+    // cli/wait_policy.h: jitctl set it (re-executing itself), not the user.
+    if (kv.substr(0, eq) == "OMP_WAIT_POLICY" && std::getenv("JITCTL_WAIT_POLICY")) value += " (set by jitctl: the machine was busy)";
+    m.environment.emplace_back(kv.substr(0, eq), std::move(value));
   }
   std::sort(m.environment.begin(), m.environment.end());
   return m;

@@ -9,6 +9,7 @@
 #include "lib/core/run_limits.h"
 #include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
+#include "lib/runtime/op_profile.h"
 #include "lib/runtime/prepare.h"
 
 namespace jitctl {
@@ -208,6 +209,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
   };
 
   const Instr* code = f.code.data();
+  const bool profiling = op_profile_enabled();
   size_t pc = 0;
   try {
   for (;;) {
@@ -215,7 +217,16 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
     switch (in.op) {
       case OpCode::Kernel:
         push_inputs(in);
-        in.kernel(stack);
+        if (profiling) [[unlikely]] {
+          std::string key = op_profile_key(in.extra < f.extras.size() ? f.extras[in.extra].name : f.name, stack);
+          const int64_t t0 = op_profile_clock();
+          in.kernel(stack);
+          const int64_t t1 = op_profile_clock();
+          op_profile_outputs(key, stack);
+          op_profile_add(key, t1 - t0);
+        } else {
+          in.kernel(stack);
+        }
         pop_outputs(in, "kernel");
         ++pc;
         break;
@@ -340,7 +351,16 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
         raise(ref(ops[in.in]), in.n_in > 1 ? &ref(ops[in.in + 1]) : nullptr, f.extras[in.extra].name);
       case OpCode::Prepared:
         push_inputs(in);
-        in.prepared->run(stack);
+        if (profiling) [[unlikely]] {
+          std::string key = op_profile_key(in.extra < f.extras.size() ? f.extras[in.extra].name : f.name, stack);
+          const int64_t t0 = op_profile_clock();
+          in.prepared->run(stack);
+          const int64_t t1 = op_profile_clock();
+          op_profile_outputs(key, stack);
+          op_profile_add(key, t1 - t0);
+        } else {
+          in.prepared->run(stack);
+        }
         pop_outputs(in, "prepared");
         ++pc;
         break;

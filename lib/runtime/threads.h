@@ -9,9 +9,14 @@
 
 namespace jitctl {
 
+// The CPUs this process may run on: the online CPUs, fewer when its affinity mask or its cgroup's
+// CPU quota (containers: docker --cpus, Kubernetes limits) allows fewer.
+int usable_cpus();
+
 // What PyTorch 1.13 (the reference build, without cpuinfo) uses when nothing is set, for both
 // intra- and inter-op threads: std::thread::hardware_concurrency(), halved on x86-64 where it
-// assumes two hardware threads per core; at least 1.
+// assumes two hardware threads per core; at least 1. Unlike PyTorch, never more than
+// usable_cpus(): a team larger than the CPUs it may use only waits for its descheduled threads.
 int default_num_threads();
 
 // The intra-op default as at::intraop_default_num_threads: MKL_NUM_THREADS, else

@@ -114,6 +114,19 @@ def pooling_cases():
     z = cl(2, 48, 7, 9)
     case(c, "adaptive_avg_1x1_cl", "aten::adaptive_avg_pool2d", [z, [1, 1]], F.adaptive_avg_pool2d(z, 1))
     case(c, "adaptive_avg_3x2_cl", "aten::adaptive_avg_pool2d", [z, [3, 2]], F.adaptive_avg_pool2d(z, (3, 2)))
+    # 100 channels: the kernels' register blocks of 64 and 16 and a tail of 4; NaN in the first
+    # block and in the tail. Divisors of powers of two (multiplied by the inverse) and others.
+    w = cl(2, 100, 9, 8)
+    w[1, 30, 2, 2] = float("nan")
+    w[0, 98, 5, 4] = float("nan")
+    case(c, "max_3x3s2p1_c100_cl", "aten::max_pool2d", [w, [3, 3], [2, 2], [1, 1], [1, 1], True], F.max_pool2d(w, 3, 2, 1, 1, True))
+    v = cl(1, 100, 9, 8)
+    case(c, "avg_3x3s1p1_c100_cl", "aten::avg_pool2d", [v, [3, 3], [1, 1], [1, 1], False, True, None], F.avg_pool2d(v, 3, 1, 1))
+    case(c, "avg_2x2_c100_exclude_ceil_cl", "aten::avg_pool2d", [v, [2, 2], [2, 2], [1, 1], True, False, None],
+         F.avg_pool2d(v, 2, 2, 1, True, False))
+    case(c, "adaptive_avg_1x1_c100_cl", "aten::adaptive_avg_pool2d", [v, [1, 1]], F.adaptive_avg_pool2d(v, 1))
+    u = cl(1, 80, 8, 8)
+    case(c, "adaptive_avg_1x1_64px_cl", "aten::adaptive_avg_pool2d", [u, [1, 1]], F.adaptive_avg_pool2d(u, 1))
     return c
 
 
@@ -136,6 +149,11 @@ def elementwise_cases():
     case(c, "mul_cl_broadcast", "aten::mul.Tensor", [a, se], a * se)
     case(c, "sigmoid_cl", "aten::sigmoid", [a], torch.sigmoid(a))
     case(c, "add_cl_contiguous", "aten::add.Tensor", [a, b.contiguous(), 2], a + 2 * b)
+    # The per-channel operand first, an operation that is not symmetric, one scale for the batch.
+    case(c, "mul_cl_broadcast_first", "aten::mul.Tensor", [se, a], se * a)
+    case(c, "sub_cl_broadcast_first", "aten::sub.Tensor", [se, a, 1], se - a)
+    se1 = r(1, 24, 1, 1) + 2
+    case(c, "div_cl_broadcast_batch", "aten::div.Tensor", [a, se1], a / se1)
     return c
 
 
@@ -192,6 +210,14 @@ def fused_cases():
         c["linear_" + "_".join(p[0] for p in post)] = ("linear", (x, w, b, res), tuple(post), apply(base, post, res))
     x, w = r(16, 256), r(100, 256) / 16
     c["linear_mlp_nobias_gelu"] = ("linear", (x, w, None, None), (("gelu", 0, 0),), F.gelu(F.linear(x, w)))
+    # One row (a classifier head at batch 1: the matrix-vector path), 1-D and 2-D, every chain.
+    for post in chains:
+        x, w, b = r(1, 150), r(70, 150) / 12, r(70)
+        base = F.linear(x, w, b)
+        res = r(*base.shape) if any(p[0] == "add" for p in post) else None
+        c["linear_row_" + "_".join(p[0] for p in post)] = ("linear", (x, w, b, res), tuple(post), apply(base, post, res))
+    x, w = r(300), r(9, 300) / 17
+    c["linear_vector_nobias_relu"] = ("linear", (x, w, None, None), (("relu", 0, 0),), F.relu(F.linear(x, w)))
     return c
 
 

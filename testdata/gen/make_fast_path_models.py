@@ -13,6 +13,9 @@ Writes testdata/models_fast/NAME.pt (torch.jit.freeze of the traced module; NAME
 not frozen), NAME.inK.pt (input tuples) and testdata/golden_fast/NAME/outK.pt (torch.save of the
 output), which tests/corpus/test_run_golden.cpp replays through `jitctl run`; and
 writes_weight_scripted.pt with writes_weight_scripted.calls.pt (input, outputs of three calls).
+The transformer models (kernels/cpu/prepared_attention.cpp: the fast path's encoder layer and
+self-attention with packed weights) come last, from their own seed, so adding them left the
+files above as they were.
 Run: /usr/bin/python3 testdata/gen/make_fast_path_models.py
 """
 import os
@@ -197,6 +200,64 @@ MODELS = {
 }
 
 
+def randomized(m):
+    """Biases and layer-norm parameters are zeros and ones when built, and constant pooling would
+    merge them into one tensor: random values make each one count."""
+    with torch.no_grad():
+        for name, p in m.named_parameters():
+            if p.dim() == 1:
+                p.copy_(torch.randn_like(p) * 0.2 + (1.0 if "norm" in name and name.endswith("weight") else 0.0))
+    return m.eval()
+
+
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention's fast path (_native_multi_head_attention) with the attention weights
+    per head, averaged, and not asked for."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.MultiheadAttention(32, 4, batch_first=True), nn.MultiheadAttention(32, 8, batch_first=True)
+
+    def forward(self, x):
+        y, w = self.a(x, x, x, need_weights=True, average_attn_weights=False)
+        z, w2 = self.b(y, y, y, need_weights=True)
+        u, _ = self.a(z, z, z, need_weights=False)
+        return u, w, w2
+
+
+class PaddedLayer(nn.Module):
+    """A pre-norm GELU encoder layer with a key padding mask (mask type 1 of the fused layer)."""
+
+    def __init__(self):
+        super().__init__()
+        self.l = nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, norm_first=True, activation="gelu")
+
+    def forward(self, x, pad):
+        return self.l(x, src_key_padding_mask=pad)
+
+
+def padding(b, t, keep):
+    m = torch.zeros(b, t, dtype=torch.bool)
+    for i, k in enumerate(keep):
+        m[i, k:] = True
+    return m
+
+
+def transformers():
+    """(name, eager module, archive module, input sets): scripted nn.TransformerEncoder frozen (its
+    graph holds both the fused fast path and the slow path), traced and frozen otherwise."""
+    torch.manual_seed(11)
+    enc = randomized(nn.TransformerEncoder(nn.TransformerEncoderLayer(32, 4, 64, batch_first=True), 2, enable_nested_tensor=False))
+    attn, padded = randomized(SelfAttention()), randomized(PaddedLayer())
+    enc_in = [(r(2, 7, 32),), (r(1, 5, 32),)]
+    attn_in = [(r(2, 6, 32),), (r(3, 9, 32),)]
+    pad_in = [(r(2, 7, 32), padding(2, 7, [7, 4])), (r(3, 5, 32), padding(3, 5, [1, 5, 3]))]
+    with torch.no_grad():
+        return [("encoder_scripted_frozen", enc, torch.jit.freeze(torch.jit.script(enc)), enc_in),
+                ("self_attention_frozen", attn, torch.jit.freeze(torch.jit.trace(attn, attn_in[0]).eval()), attn_in),
+                ("padded_layer_frozen", padded, torch.jit.freeze(torch.jit.trace(padded, pad_in[0]).eval()), pad_in)]
+
+
 def main():
     mdir, gdir = os.path.join(ROOT, "models_fast"), os.path.join(ROOT, "golden_fast")
     os.makedirs(mdir, exist_ok=True)
@@ -219,6 +280,13 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
+    for name, eager, archive, inputs in transformers():
+        archive.save(os.path.join(mdir, name + ".pt"))
+        os.makedirs(os.path.join(gdir, name), exist_ok=True)
+        for k, args in enumerate(inputs):
+            torch.save(args, os.path.join(mdir, f"{name}.in{k}.pt"))
+            with torch.no_grad():
+                torch.save(eager(*args), os.path.join(gdir, name, f"out{k}.pt"))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,12 @@ Tensor randn(std::vector<int64_t> sizes) {
   return t;
 }
 
+// NCHW sizes stored channels-last (torch.channels_last), as convolutions leave activations.
+Tensor randn_channels_last(int64_t n, int64_t c, int64_t h, int64_t w) {
+  Tensor t = randn({n, h, w, c});
+  return Tensor::view_of(t.storage(), DType::Float32, 0, {n, c, h, w}, {h * w * c, 1, w * c, c}, "bench");
+}
+
 IValue ints(std::vector<int64_t> v) {
   auto l = std::make_shared<ListData>();
   for (auto x : v) l->items.emplace_back(x);
@@ -61,6 +67,12 @@ std::vector<Case> cases() {
                {randn({1, 64, 56, 56}), randn({64}), randn({64}), randn({64}), randn({64}), IValue(false), IValue(0.1), IValue(1e-5), IValue(true)}});
   c.push_back({"max_pool_3x3s2_64x112", "aten::max_pool2d",
                {randn({1, 64, 112, 112}), ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(false)}});
+  c.push_back({"max_pool_nhwc_3x3s2_64x111", "aten::max_pool2d",
+               {randn_channels_last(1, 64, 111, 111), ints({3, 3}), ints({2, 2}), ints({0, 0}), ints({1, 1}), IValue(true)}});
+  c.push_back({"max_pool_nhwc_3x3s2p1_24x112", "aten::max_pool2d",
+               {randn_channels_last(1, 24, 112, 112), ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(false)}});
+  c.push_back({"avg_pool_nhwc_3x3_64x56", "aten::avg_pool2d",
+               {randn_channels_last(1, 64, 56, 56), ints({3, 3}), ints({1, 1}), ints({1, 1}), IValue(false), IValue(true), IValue()}});
   c.push_back({"adaptive_avg_512x7", "aten::adaptive_avg_pool2d", {randn({1, 512, 7, 7}), ints({1, 1})}});
   c.push_back({"gelu_64x4096", "aten::gelu", {randn({64, 4096}), IValue(std::string("none"))}});
   c.push_back({"gelu_tanh_64x4096", "aten::gelu", {randn({64, 4096}), IValue(std::string("tanh"))}});

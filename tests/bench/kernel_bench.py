@@ -29,6 +29,8 @@ ba, bb = torch.randn(64, 32, 64), torch.randn(64, 64, 32)
 bn = [torch.randn(1, 64, 56, 56)] + [torch.randn(64) for _ in range(4)]
 mp = torch.randn(1, 64, 112, 112)
 ap = torch.randn(1, 512, 7, 7)
+cl = lambda *s: torch.randn(*s).contiguous(memory_format=torch.channels_last)
+mpc, mps, apc = cl(1, 64, 111, 111), cl(1, 24, 112, 112), cl(1, 64, 56, 56)
 ln = [torch.randn(256, 512), torch.randn(512), torch.randn(512)]
 g = torch.randn(64, 4096)
 CASES = [
@@ -49,6 +51,9 @@ CASES = [
     ("bmm_attn_64x32x32", lambda: torch.bmm(ba, bb)),
     ("batch_norm_64x56", lambda: F.batch_norm(bn[0], bn[3], bn[4], bn[1], bn[2], False)),
     ("max_pool_3x3s2_64x112", lambda: F.max_pool2d(mp, 3, 2, 1)),
+    ("max_pool_nhwc_3x3s2_64x111", lambda: F.max_pool2d(mpc, 3, 2, 0, ceil_mode=True)),
+    ("max_pool_nhwc_3x3s2p1_24x112", lambda: F.max_pool2d(mps, 3, 2, 1)),
+    ("avg_pool_nhwc_3x3_64x56", lambda: F.avg_pool2d(apc, 3, 1, 1)),
     ("adaptive_avg_512x7", lambda: F.adaptive_avg_pool2d(ap, 1)),
     ("gelu_64x4096", lambda: F.gelu(g)),
     ("gelu_tanh_64x4096", lambda: F.gelu(g, approximate="tanh")),

@@ -5,7 +5,8 @@ Engines, per model and thread count, in interleaved rounds (machine drift hits a
   torch   torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.load(NAME.pt).eval())),
           torch.set_num_threads(t), median of ITERS calls under no_grad after WARMUP calls
   jitctl  `jitctl bench-threads ARCHIVE --inputs NAME.in0.pt --threads t --format json` -> p50,
-          ARCHIVE = NAME.frozen.pt (torch-frozen) by default, --archive plain for NAME.pt
+          ARCHIVE = NAME.frozen.pt (torch-frozen) by default, --archive plain for NAME.pt,
+          --archive optimized for `jitctl optimize NAME.pt` written into a temporary folder first
   ort     ONNX Runtime on NAME.onnx (intra-op threads t, sequential, all graph optimizations),
           when --ort-python names an interpreter with onnxruntime (tests/bench/ort_time.py)
 Reported: the median over rounds of each engine's per-round median, jitctl/torch and jitctl/ort
@@ -58,7 +59,9 @@ def children_cpu():
 
 
 def jitctl_cpu_ms(jit, path, inp, warmup, iters):
-    base = [jit, "bench-threads", path, "--inputs", inp, "--threads", "1", "--warmup", str(warmup), "--format", "json"]
+    # One round: with several, bench-threads repeats the warm-up per round, and the two runs would
+    # differ by those extra calls as well.
+    base = [jit, "bench-threads", path, "--inputs", inp, "--threads", "1", "--warmup", str(warmup), "--rounds", "1", "--format", "json"]
     env = dict(os.environ, OMP_NUM_THREADS="1")
     t0 = children_cpu()
     subprocess.run(base + ["--iters", "1"], capture_output=True, check=True, env=env, timeout=900)
@@ -92,7 +95,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jitctl", required=True)
     ap.add_argument("--models", default="/tmp/jitctl-speed")
-    ap.add_argument("--archive", choices=["frozen", "plain"], default="frozen")
+    ap.add_argument("--archive", choices=["frozen", "plain", "optimized"], default="frozen")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--only", default="")
     ap.add_argument("--rounds", type=int, default=5)
@@ -111,13 +114,17 @@ def main():
         index = [e for e in index if e["name"] in set(a.only.split(","))]
     threads = [int(x) for x in a.threads.split(",")]
     tmp = tempfile.mkdtemp(prefix="jitctl-speed-")
-    print(f"torch {torch.__version__}; jitctl runs the {'torch-frozen' if a.archive == 'frozen' else 'plain'} archives; "
+    what = {"frozen": "torch-frozen", "plain": "plain", "optimized": "its own `optimize` output of the plain"}[a.archive]
+    print(f"torch {torch.__version__}; jitctl runs {what} archives; "
           f"{a.rounds} rounds x {a.iters} iterations, {'CPU time' if a.metric == 'cpu' else 'wall time'} per call", flush=True)
     results = []
     for e in index:
         name = e["name"]
         base = os.path.join(a.models, name)
         archive = base + (".frozen.pt" if a.archive == "frozen" else ".pt")
+        if a.archive == "optimized":
+            archive = os.path.join(tmp, name + ".optimized.pt")
+            subprocess.run([jit, "optimize", base + ".pt", "-o", archive], check=True, capture_output=True, timeout=900)
         inp = base + ".in0.pt"
         args = torch.load(inp)
         m = torch_best(base + ".pt")

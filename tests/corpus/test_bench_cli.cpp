@@ -241,3 +241,42 @@ TEST_CASE("parallel-info --format json: the settings in force and the machine") 
   CHECK(text.out.find("\tthreads per core : ") != std::string::npos);
   CHECK(text.out.find("\tOpenMP runtime : ") != std::string::npos);
 }
+
+// cli/wait_policy.h: on a busy machine (forced here) a run on two threads re-executes with
+// passive waiting and says so; a wait policy of the user's, or one thread, is left alone. libgomp
+// itself reports what it read (OMP_DISPLAY_ENV=verbose: GOMP_SPINCOUNT 0 when passive).
+TEST_CASE("bench-threads: passive OpenMP waiting when the machine is busy, the user's policy otherwise") {
+  auto spin_of = [](const std::string& err) {
+    const size_t at = err.rfind("GOMP_SPINCOUNT = '");
+    return at == std::string::npos ? std::string("?") : err.substr(at + 18, err.find('\'', at + 18) - at - 18);
+  };
+  auto run = [&](std::vector<std::string> env, const std::string& threads) {
+    std::vector<std::string> argv{"/usr/bin/env", "-u", "OMP_WAIT_POLICY", "-u", "GOMP_SPINCOUNT", "-u", "JITCTL_WAIT_POLICY", "OMP_DISPLAY_ENV=verbose"};
+    argv.insert(argv.end(), env.begin(), env.end());
+    for (const auto& a : bench({"--threads", threads, "--format", "json"})) argv.push_back(a);
+    const auto r = run_command(argv, 120);
+    REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+    return std::make_pair(json::parse(r.out).at("machine").at("environment"), spin_of(r.err));
+  };
+  {
+    const auto [env, spin] = run({"JITCTL_MACHINE_BUSY=1"}, "2");
+    CHECK(spin == "0");
+    CHECK(env.at("OMP_WAIT_POLICY") == "PASSIVE (set by jitctl: the machine was busy)");
+  }
+  {
+    const auto [env, spin] = run({"JITCTL_MACHINE_BUSY=0"}, "2");
+    CHECK(spin == "300000");  // libgomp's default
+    CHECK_FALSE(env.contains("OMP_WAIT_POLICY"));
+  }
+  {
+    const auto [env, spin] = run({"JITCTL_MACHINE_BUSY=1"}, "1");
+    CHECK(spin == "300000");  // one thread: nothing to wait for
+    CHECK_FALSE(env.contains("OMP_WAIT_POLICY"));
+  }
+  {
+    const auto [env, spin] = run({"JITCTL_MACHINE_BUSY=1", "GOMP_SPINCOUNT=5000"}, "1,2");
+    CHECK(spin == "5000");
+    CHECK(env.at("GOMP_SPINCOUNT") == "5000");
+    CHECK_FALSE(env.contains("OMP_WAIT_POLICY"));
+  }
+}

@@ -214,7 +214,10 @@ TEST_CASE("fast paths: a packed linear on raw rows with gaps between them, resid
     }
     lin.run_rows(xin.data(), rows, ld, out.data(), ldo);
     Tensor got = Tensor::view_of(Storage::allocate(out.size() * sizeof(float)), DType::Float32, 0, want.sizes(),
-                                 want.dim() == 3 ? std::vector<int64_t>{want.sizes()[1] * ldo, ldo, 1} : std::vector<int64_t>{ldo, 1}, "test");
+                                 want.dim() == 3   ? std::vector<int64_t>{want.sizes()[1] * ldo, ldo, 1}
+                                 : want.dim() == 2 ? std::vector<int64_t>{ldo, 1}
+                                                   : std::vector<int64_t>{1},
+                                 "test");
     std::memcpy(got.mutable_data(), out.data(), out.size() * sizeof(float));
     check_close(got, want, key.to_string() + " (raw rows)");
     ++checked_cases;

@@ -2,6 +2,7 @@
 // (testdata/gen/make_io_goldens.py -> testdata/io), input specs, thread settings and the inter-op
 // pool.
 #include <doctest/doctest.h>
+#include <sched.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <omp.h>
@@ -370,6 +371,13 @@ TEST_CASE("intra-op threads: set_num_threads beats MKL_NUM_THREADS beats OMP_NUM
   ::unsetenv("OMP_NUM_THREADS");
   ::unsetenv("MKL_NUM_THREADS");
   CHECK(intraop_default_num_threads() == default_num_threads());
+  // The default never asks for more threads than the affinity mask and cgroup quota allow.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+  CHECK(usable_cpus() >= 1);
+  CHECK(usable_cpus() <= CPU_COUNT(&set));
+  CHECK(default_num_threads() <= usable_cpus());
   ::setenv("OMP_NUM_THREADS", "3", 1);
   CHECK(intraop_default_num_threads() == 3);
   ::setenv("MKL_NUM_THREADS", "5", 1);

@@ -1,0 +1,86 @@
+#include "kernels/cpu/gemv.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/cpu/activations.h"
+#include "kernels/cpu/isa_dispatch.h"
+#include "kernels/parallel.h"
+
+namespace jitctl::cpu {
+namespace {
+
+// Four rows at a time: four independent sums keep the FMA pipes busy while x is read once.
+JITCTL_ALWAYS_INLINE void gemv_rows_body(const float* __restrict w, const float* __restrict x, int64_t k, int64_t j0, int64_t j1,
+                                         float* __restrict y) {
+  int64_t j = j0;
+  for (; j + 4 <= j1; j += 4) {
+    const float* w0 = w + j * k;
+    const float* w1 = w0 + k;
+    const float* w2 = w1 + k;
+    const float* w3 = w2 + k;
+    float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3)
+    for (int64_t i = 0; i < k; ++i) {
+      a0 += w0[i] * x[i];
+      a1 += w1[i] * x[i];
+      a2 += w2[i] * x[i];
+      a3 += w3[i] * x[i];
+    }
+    y[j] = a0;
+    y[j + 1] = a1;
+    y[j + 2] = a2;
+    y[j + 3] = a3;
+  }
+  for (; j < j1; ++j) {
+    const float* wr = w + j * k;
+    float a = 0;
+#pragma omp simd reduction(+ : a)
+    for (int64_t i = 0; i < k; ++i) a += wr[i] * x[i];
+    y[j] = a;
+  }
+}
+JITCTL_ISA_CLONES(void, gemv_rows, (const float* w, const float* x, int64_t k, int64_t j0, int64_t j1, float* y), (w, x, k, j0, j1, y))
+
+}  // namespace
+
+void gemv_f32(const float* w, const float* x, int64_t n, int64_t k, float* y) {
+  parallel_for(0, n, std::max<int64_t>(4, kGrainSize / std::max<int64_t>(k, 1)), [&](int64_t j0, int64_t j1) { gemv_rows(w, x, k, j0, j1, y); });
+}
+
+void finish_row_f32(const float* acc, const float* bias, const Epilogue& e, int64_t n, float* y) {
+  using K = PostOp::Kind;
+  std::vector<float> v(acc, acc + n);
+  if (bias)
+    for (int64_t j = 0; j < n; ++j) v[j] += bias[j];
+  for (const PostOp& p : e) {
+    switch (p.kind) {
+      case K::Add:
+        for (int64_t j = 0; j < n; ++j) v[j] += y[j];
+        break;
+      case K::Relu:  // NaN stays NaN, as torch.relu
+        for (auto& x : v) x = x < 0 ? 0.0f : x;
+        break;
+      case K::LeakyRelu:
+        for (auto& x : v) x = x > 0 ? x : p.a * x;
+        break;
+      case K::Clamp:
+        for (auto& x : v) x = x < p.a ? p.a : x > p.b ? p.b : x;
+        break;
+      case K::Hardswish:
+        for (auto& x : v) x = x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+        break;
+      case K::Hardsigmoid:
+        for (auto& x : v) x = std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
+        break;
+      case K::Silu: activation_f32(Activation::Silu, v.data(), v.data(), n); break;
+      case K::Sigmoid: activation_f32(Activation::Sigmoid, v.data(), v.data(), n); break;
+      case K::Tanh: activation_f32(Activation::Tanh, v.data(), v.data(), n); break;
+      case K::GeluErf: activation_f32(Activation::GeluErf, v.data(), v.data(), n); break;
+      case K::GeluTanh: activation_f32(Activation::GeluTanh, v.data(), v.data(), n); break;
+    }
+  }
+  std::copy(v.begin(), v.end(), y);
+}
+
+}  // namespace jitctl::cpu

@@ -1,0 +1,106 @@
+#include "lib/runtime/op_profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+namespace jitctl {
+namespace {
+
+struct Entry {
+  int64_t total_ns = 0;
+  long calls = 0;
+};
+
+struct Profile {
+  std::mutex mu;
+  std::map<std::string, Entry, std::less<>> entries;
+
+  ~Profile() {
+    std::vector<std::pair<std::string, Entry>> rows(entries.begin(), entries.end());
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total_ns > b.second.total_ns; });
+    double sum = 0;
+    for (const auto& [name, e] : rows) sum += 1e-6 * static_cast<double>(e.total_ns);
+    std::fputs(fmt::format("{:>10} {:>6} {:>9} {:>10}  op (JITCTL_PROFILE)\n", "total ms", "%", "calls", "us/call").c_str(), stderr);
+    for (const auto& [name, e] : rows) {
+      const double ms = 1e-6 * static_cast<double>(e.total_ns);
+      std::fputs(fmt::format("{:10.2f} {:6.1f} {:9} {:10.2f}  {}\n", ms, sum > 0 ? 100 * ms / sum : 0.0, e.calls, 1e3 * ms / std::max(e.calls, 1L), name).c_str(),
+                 stderr);
+    }
+  }
+};
+
+Profile& profile() {
+  static Profile p;
+  return p;
+}
+
+const char* profile_setting() {
+  const char* e = std::getenv("JITCTL_PROFILE");
+  return e ? e : "";
+}
+
+}  // namespace
+
+bool op_profile_enabled() {
+  static const bool on = *profile_setting() && std::string_view(profile_setting()) != "0";
+  return on;
+}
+
+namespace {
+
+bool by_shapes() {
+  static const bool shapes = std::string_view(profile_setting()) == "shapes";
+  return shapes;
+}
+
+void add_shapes(std::string& key, const Stack& values) {
+  for (const IValue& v : values)
+    if (v.is_tensor()) {
+      key += " [";
+      const auto& sz = v.to_tensor().sizes();
+      for (size_t i = 0; i < sz.size(); ++i) {
+        if (i) key += ',';
+        key += std::to_string(sz[i]);
+      }
+      key += "]";
+    }
+}
+
+}  // namespace
+
+std::string op_profile_key(const std::string& name, const Stack& inputs) {
+  std::string key = name;
+  if (by_shapes()) add_shapes(key, inputs);
+  return key;
+}
+
+void op_profile_outputs(std::string& key, const Stack& outputs) {
+  if (!by_shapes()) return;
+  key += " ->";
+  add_shapes(key, outputs);
+}
+
+int64_t op_profile_clock() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+void op_profile_add(const std::string& name, int64_t ns) {
+  Profile& p = profile();
+  std::lock_guard<std::mutex> lock(p.mu);
+  auto it = p.entries.find(name);
+  if (it == p.entries.end()) it = p.entries.emplace(name, Entry{}).first;
+  it->second.total_ns += ns;
+  ++it->second.calls;
+}
+
+}  // namespace jitctl
