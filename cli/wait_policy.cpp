@@ -49,9 +49,11 @@ bool may_use_threads(int argc, char** argv) {
   return !explicit_threads && intraop_default_num_threads() > 1;
 }
 
-// Other processes want the CPUs: more runnable tasks than ourselves right now than leave a
-// second CPU free, or a 1-minute load average above the usable CPUs. JITCTL_MACHINE_BUSY=1 or 0
-// decides instead (tests; a deployment that knows).
+// Other processes keep the CPUs busy: the 1-minute load average is above the usable CPUs and
+// another task is runnable right now. Either alone misleads: on a quiet 2-CPU machine the parent
+// that just started us is often still runnable (and passive waiting then costs ShuffleNet at 2
+// threads 3.5x), and the load average stays high for minutes after a burst of work ends.
+// JITCTL_MACHINE_BUSY=1 or 0 decides instead (tests; a deployment that knows).
 bool machine_busy() {
   if (const char* forced = std::getenv("JITCTL_MACHINE_BUSY")) return std::string_view(forced) == "1";
   std::FILE* f = std::fopen("/proc/loadavg", "r");
@@ -62,7 +64,7 @@ bool machine_busy() {
   std::fclose(f);
   if (got != 5) return false;
   const int cpus = usable_cpus();
-  return (runnable - 1) + 2 > cpus || load1 > cpus;
+  return runnable - 1 >= 1 && load1 > cpus;
 }
 
 }  // namespace
