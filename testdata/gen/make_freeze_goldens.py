@@ -450,6 +450,23 @@ def tensor_constants(g):
     return out
 
 
+def write_case(name, ps, text, consts, table, written_by):
+    """NAME.in.txt/.in.npz, then per pass NAME.PASS.out.txt/.out.npz: the graph and its tensor
+    constants after PyTorch's pass (table[PASS]) ran on a fresh copy of the input."""
+    header = f"# {name}: %const_K inputs are tensor constants (NAME.in.npz); written by {written_by}\n"
+    with open(os.path.join(OUT, name + ".in.txt"), "w") as f:
+        f.write(header + text.strip() + "\n")
+    np.savez(os.path.join(OUT, name + ".in.npz"), **{k: v.numpy() for k, v in consts.items()})
+    for p in ps:
+        g = prepare(text, consts)
+        table[p](g)
+        with open(os.path.join(OUT, f"{name}.{p}.out.txt"), "w") as f:
+            f.write(str(g))
+        np.savez(os.path.join(OUT, f"{name}.{p}.out.npz"),
+                 **{f"c{i}": t.contiguous().numpy() for i, t in enumerate(tensor_constants(g))})
+    print("ok", name, file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--list", action="store_true")
@@ -461,19 +478,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     table = passes(load_extension())
     for name, ps, text, consts in CASES:
-        header = "# " + name + ": %const_K inputs are tensor constants (NAME.in.npz); written by make_freeze_goldens.py\n"
-        with open(os.path.join(OUT, name + ".in.txt"), "w") as f:
-            f.write(header + text.strip() + "\n")
-        np.savez(os.path.join(OUT, name + ".in.npz"), **{k: v.numpy() for k, v in consts.items()})
-        for p in ps:
-            g = prepare(text, consts)
-            table[p](g)
-            with open(os.path.join(OUT, f"{name}.{p}.out.txt"), "w") as f:
-                f.write(str(g))
-            np.savez(os.path.join(OUT, f"{name}.{p}.out.npz"),
-                     **{f"c{i}": t.contiguous().numpy() for i, t in enumerate(tensor_constants(g))})
-        print("ok", name, file=sys.stderr)
-
+        write_case(name, ps, text, consts, table, "make_freeze_goldens.py")
 
 if __name__ == "__main__":
     main()

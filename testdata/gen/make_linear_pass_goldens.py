@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_freeze_goldens import OUT, prepare, tensor_constants  # noqa: E402
+from make_freeze_goldens import write_case  # noqa: E402
 
 torch.manual_seed(11)
 R = lambda *s: torch.randn(*s)  # noqa: E731
@@ -70,19 +70,7 @@ graph(%x : Tensor, %const_0 : Tensor, %const_1 : Tensor, %const_2 : Tensor, %con
 
 def main():
     for name, ps, text, consts in CASES:
-        with open(os.path.join(OUT, name + ".in.txt"), "w") as f:
-            f.write(f"# {name}: %const_K inputs are tensor constants (NAME.in.npz); written by make_linear_pass_goldens.py "
-                    f"with torch {torch.__version__}\n" + text.strip() + "\n")
-        np.savez(os.path.join(OUT, name + ".in.npz"), **{k: v.numpy() for k, v in consts.items()})
-        for p in ps:
-            g = prepare(text, consts)
-            PASSES[p](g)
-            with open(os.path.join(OUT, f"{name}.{p}.out.txt"), "w") as f:
-                f.write(str(g))
-            np.savez(os.path.join(OUT, f"{name}.{p}.out.npz"),
-                     **{f"c{i}": t.contiguous().numpy() for i, t in enumerate(tensor_constants(g))})
-        print("ok", name, file=sys.stderr)
-
+        write_case(name, ps, text, consts, PASSES, f"make_linear_pass_goldens.py with torch {torch.__version__}")
 
 if __name__ == "__main__":
     main()

@@ -20,35 +20,13 @@ import torch
 import torch.nn.functional as F
 import torchvision
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from freeze_unseen_common import output_folder, saver  # noqa: E402
+
 torch.manual_seed(23)
-OUT = (sys.argv[1] if len(sys.argv) > 1 else "/tmp/freeze_unseen2") + "/"
-ONLY = set(sys.argv[2].split(",")) if len(sys.argv) > 2 else None
-os.makedirs(OUT, exist_ok=True)
+OUT, ONLY = output_folder("/tmp/freeze_unseen2")
+save = saver(OUT, ONLY)
 tv = torchvision.models
-
-
-def randomize_norms(m):
-    for mod in m.modules():
-        if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm):
-            mod.running_mean.uniform_(-0.5, 0.5)
-            mod.running_var.uniform_(0.5, 2.0)
-            if mod.affine:
-                mod.weight.data.uniform_(0.5, 1.5)
-                mod.bias.data.uniform_(-0.2, 0.2)
-    return m
-
-
-def save(name, make, inputs, script):
-    if ONLY and name not in ONLY:
-        return
-    try:
-        m = randomize_norms(make()).eval()
-        sm = torch.jit.script(m) if script else torch.jit.trace(m, inputs, check_trace=False)
-        sm.save(OUT + name + ".pt")
-        torch.save(tuple(inputs), OUT + name + ".in0.pt")
-        print("ok", name, flush=True)
-    except Exception as e:  # a model this torch cannot script or trace is reported, not hidden
-        print("skip", name, str(e).splitlines()[0][:120], flush=True)
 
 
 def both(name, make, inputs):
