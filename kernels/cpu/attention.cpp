@@ -106,15 +106,7 @@ void native_mha_kernel(Stack& s) {
            need_weights ? mutable_data_of<T>(weights) : nullptr);
     if (need_weights && average) {
       averaged = Tensor::empty(q.dtype(), {batch, seq, seq});
-      const T* src = data_of<T>(weights);
-      T* dst = mutable_data_of<T>(averaged);
-      const int64_t plane = seq * seq;
-      for (int64_t b = 0; b < batch; ++b)
-        for (int64_t i = 0; i < plane; ++i) {
-          T sum = 0;
-          for (int64_t h = 0; h < heads; ++h) sum += src[(b * heads + h) * plane + i];
-          dst[b * plane + i] = sum / static_cast<T>(heads);
-        }
+      average_heads(data_of<T>(weights), batch, heads, seq * seq, mutable_data_of<T>(averaged));
     }
   });
   IValue second = need_weights ? IValue(average ? averaged : weights) : IValue();

@@ -37,4 +37,16 @@ extern template void attention_heads<float>(const float*, const float*, const fl
 extern template void attention_heads<double>(const double*, const double*, const double*, int64_t, int64_t, int64_t, int64_t, int64_t, double,
                                              const AttentionMask&, double*, int64_t, double*);
 
+// need_weights with average_attn_weights: dst[b, i] = mean over heads of src[b, h, i], for
+// planes of `plane` (= T*S) elements.
+template <class T>
+void average_heads(const T* src, int64_t batch, int64_t heads, int64_t plane, T* dst) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < plane; ++i) {
+      T sum = 0;
+      for (int64_t h = 0; h < heads; ++h) sum += src[(b * heads + h) * plane + i];
+      dst[b * plane + i] = sum / static_cast<T>(heads);
+    }
+}
+
 }  // namespace jitctl::cpu

@@ -85,15 +85,8 @@ class PreparedMha final : public PreparedKernel {
     IValue second;
     if (need_weights && average) {
       Tensor averaged = new_output(DType::Float32, {batch, seq, seq});
-      const float* src = static_cast<const float*>(weights.data());
-      float* dst = static_cast<float*>(averaged.mutable_data());
-      const int64_t plane = seq * seq;
-      for (int64_t b = 0; b < batch; ++b)
-        for (int64_t i = 0; i < plane; ++i) {
-          float sum = 0;
-          for (int64_t h = 0; h < heads; ++h) sum += src[(b * heads + h) * plane + i];
-          dst[b * plane + i] = sum / static_cast<float>(heads);
-        }
+      average_heads(static_cast<const float*>(weights.data()), batch, heads, seq * seq,
+                    static_cast<float*>(averaged.mutable_data()));
       second = IValue(std::move(averaged));
     } else if (need_weights) {
       second = IValue(std::move(weights));
