@@ -24,13 +24,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Models that do not run yet, and why. Each still runs in the test, which reports (without
-// failing) when one of them has started to pass, so the list can shrink.
-const std::map<std::string, std::string> kKnownFailures = {
-    // gelu(approximate="tanh") of -5.15 is -0.0 in torch's float tanh and -7.7e-8 in jitctl's
-    // (computed in double), so the floor division after it gives 2 where torch gives 1.
-    {"models_torch2/upgraded_ops_scripted", "gelu tanh rounding before a floor division"},
-};
+// Models whose outputs differ from PyTorch's for a known reason, with that reason. Each still runs
+// in the test, which reports (without failing) when one has started to pass, so the list can
+// shrink. None now: the float GELU-tanh of the vectorized kernels rounds as torch's does, so
+// models_torch2/upgraded_ops_scripted's floor division after it agrees.
+const std::map<std::string, std::string> kKnownFailures = {};
 
 struct Case {
   std::string name;  // "models/mlp_traced"
