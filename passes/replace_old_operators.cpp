@@ -1,11 +1,14 @@
 #include "passes/replace_old_operators.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 
+#include "lib/core/error.h"
 #include "lib/ops/schema.h"
 #include "lib/ir/graph_parser.h"
 
@@ -84,7 +87,11 @@ void replace_old_operators(Graph& g, int64_t version) {
     if (it == graphs.end()) throw std::logic_error("no upgrader graph named " + e->upgrader);
     const Graph& body = *it->second;
     if (body.inputs().size() != n->inputs().size() || body.outputs().size() != n->outputs().size())
-      throw std::logic_error("upgrader " + e->upgrader + " does not fit its call");
+      // Only a crafted archive calls an old operator with arguments its own version never had.
+      throw InvalidInput(fmt::format("{} called with {} arguments and {} results in an archive of operator version {}: "
+                                     "its upgrader {} takes {} and gives {}",
+                                     n->schema()->full_name(), n->inputs().size(), n->outputs().size(), version,
+                                     e->upgrader, body.inputs().size(), body.outputs().size()));
     std::vector<Value*> outs;
     {
       WithInsertPoint guard(n);

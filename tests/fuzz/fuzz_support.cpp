@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/core/error.h"
+#include "lib/core/run_limits.h"
 #include "lib/core/tensor.h"
 
 namespace jitctl::fuzz {
@@ -21,6 +22,8 @@ void expect_clean(const char* target, const std::function<void()>& body) {
       std::fprintf(stderr, "fuzz %s: a jitctl::Error with an empty message\n", target);
       std::abort();
     }
+  } catch (const LimitReached&) {
+    // --timeout or --max-memory ending a run: exit 2 with its message, as the contract allows.
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fuzz %s: escaped as a non-jitctl exception: %s\n", target, e.what());
     std::abort();
@@ -58,7 +61,18 @@ uint64_t touch(const IValue& root, size_t max_values) {
   return sum;
 }
 
-RunLimits::RunLimits() {}
-RunLimits::~RunLimits() {}
+// Far below libFuzzer's -timeout (run_fuzzers.py) and -rss_limit_mb, so that a model that loops
+// or allocates without end ends here, as a LimitReached, before libFuzzer calls it a finding.
+RunLimits::RunLimits() {
+  ::sigaction(SIGALRM, nullptr, &fuzzer_alarm_);
+  ::getitimer(ITIMER_REAL, &fuzzer_timer_);
+  start_run_limits({.max_memory = uint64_t{1} << 30, .timeout_s = 5, .subject = "fuzz.pt"});
+}
+
+RunLimits::~RunLimits() {
+  stop_run_limits();
+  ::sigaction(SIGALRM, &fuzzer_alarm_, nullptr);
+  ::setitimer(ITIMER_REAL, &fuzzer_timer_, nullptr);
+}
 
 }  // namespace jitctl::fuzz
