@@ -45,6 +45,10 @@ std::atomic<int> g_state{kIdle};
 std::atomic<int> g_reason{kNone};
 std::atomic<int64_t> g_deadline_ns{0}, g_tripped_ns{0}, g_taken_ns{0};
 std::atomic<uint64_t> g_limit{0}, g_in_use{0};
+// Set outside the handler (start_run_limits): sysconf and a function-local static's guard are not
+// async-signal-safe.
+std::atomic<uint64_t> g_page_bytes{4096};
+std::atomic<bool> g_sample_rss{true};
 std::atomic<uint64_t (*)()> g_reclaim{nullptr};
 
 // Set while idle, read by the handler and by throw_stop_reason: messages formatted in advance.
@@ -81,8 +85,7 @@ uint64_t anonymous_rss() {
     if (buf[i] >= '0' && buf[i] <= '9') field[k] = field[k] * 10 + static_cast<uint64_t>(buf[i] - '0');
     else if (buf[i] == ' ') ++k;
   }
-  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  return field[2] > field[1] ? 0 : (field[1] - field[2]) * page;
+  return field[2] > field[1] ? 0 : (field[1] - field[2]) * g_page_bytes.load(std::memory_order_relaxed);
 }
 
 void trip(Reason r, int64_t now) {
@@ -103,7 +106,7 @@ void on_alarm(int) {
   if (g_state.load() == kArmed) {
     const int64_t now = now_ns();
     const uint64_t limit = g_limit.load(std::memory_order_relaxed);
-    const uint64_t rss = limit ? anonymous_rss() : 0;
+    const uint64_t rss = limit && g_sample_rss.load(std::memory_order_relaxed) ? anonymous_rss() : 0;
     // Tensors are held to the limit exactly (charge_memory); the rest of the process gets a
     // quarter more before this backstop acts.
     const int64_t deadline = g_deadline_ns.load();
@@ -154,6 +157,8 @@ void start_run_limits(const RunLimits& limits) {
   g_taken_ns.store(0);
   g_deadline_ns.store(limits.timeout_s > 0 ? now_ns() + static_cast<int64_t>(limits.timeout_s * 1e9) : 0);
   g_limit.store(limits.max_memory, std::memory_order_relaxed);
+  g_sample_rss.store(limits.sample_rss, std::memory_order_relaxed);
+  if (const long page = ::sysconf(_SC_PAGESIZE); page > 0) g_page_bytes.store(static_cast<uint64_t>(page), std::memory_order_relaxed);
   run_limits_detail::stop_flag.store(false, std::memory_order_relaxed);
   if (limits.timeout_s <= 0 && limits.max_memory == 0) return;
   struct sigaction sa {};

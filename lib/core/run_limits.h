@@ -7,7 +7,7 @@
 //     memory (RSS minus file-backed pages) against the same limit.
 // The watchdog is a SIGALRM handler every 50 ms while limits are armed (not a thread: see
 // run_limits.cpp). The interpreter stops cooperatively: it reads stop_requested() at every loop
-// back edge and throws LimitReached, which names the function and the node it was running. A
+// back edge and before every kernel, and throws LimitReached, which names the function and the node it was running. A
 // model stuck inside one long kernel never reaches such a point: the watchdog then removes the
 // temporary files of outputs being written (output_file.h), prints one line and ends the process
 // with exit status 2 (_exit, so no OpenMP thread is waited for).
@@ -37,6 +37,10 @@ struct RunLimits {
   uint64_t max_memory = 0;  // bytes; 0: none
   double timeout_s = 0;     // seconds; 0: none
   std::string subject;      // what messages start with: the model's path
+  // Whether the watchdog also holds the process's anonymous memory to the limit (plus a quarter).
+  // Off only where the process's memory is not the model's (a fuzzer under ASan: its shadow
+  // memory, quarantine and corpus); tensors are held to the limit either way.
+  bool sample_rss = true;
 };
 
 // Arms the limits for the rest of the command (a second call replaces the first's).

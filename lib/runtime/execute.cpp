@@ -216,6 +216,9 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
     const Instr& in = code[pc];
     switch (in.op) {
       case OpCode::Kernel:
+        // Before every kernel as at every back edge: a model of straight-line code stops at the
+        // next op once --timeout has passed, naming it, instead of being ended by the watchdog.
+        if (stop_requested()) [[unlikely]] throw_stop_reason();
         push_inputs(in);
         if (profiling) [[unlikely]] {
           std::string key = op_profile_key(in.extra < f.extras.size() ? f.extras[in.extra].name : f.name, stack);
@@ -267,7 +270,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
         break;
       }
       case OpCode::LoopNext:
-        if (stop_requested()) throw_stop_reason();  // a back edge: where --timeout stops a loop
+        if (stop_requested()) [[unlikely]] throw_stop_reason();  // a back edge: where --timeout stops a loop
         regs[in.a] = IValue(regs[in.a].to_int() + 1);
         pc = in.target;
         break;
@@ -350,6 +353,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
       case OpCode::Raise:
         raise(ref(ops[in.in]), in.n_in > 1 ? &ref(ops[in.in + 1]) : nullptr, f.extras[in.extra].name);
       case OpCode::Prepared:
+        if (stop_requested()) [[unlikely]] throw_stop_reason();
         push_inputs(in);
         if (profiling) [[unlikely]] {
           std::string key = op_profile_key(in.extra < f.extras.size() ? f.extras[in.extra].name : f.name, stack);

@@ -3,6 +3,7 @@
 // spelling (lib/ir/type_text.h: `Float(2, 3, strides=[3, 1], ...)`, `Dict(str, Tensor)`). A type
 // that reads is printed in every spelling, and an annotation's printed form must read back as
 // the same type.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -19,9 +20,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::map<std::string, TypePtr> classes;
   TypeParseContext ctx;
   ctx.file = "fuzz.pt: archive/code/__torch__.py";
-  // Names under __torch__ are the module's classes, as the importer resolves them.
+  // Names under __torch__ are the module's classes, as the importer resolves them. Its classes
+  // are named by the code's class statements, so only dotted identifiers ever resolve (a quoted
+  // annotation '__torch__.\a' names no class).
   ctx.resolve = [&](const std::string& name) -> TypePtr {
     if (name.rfind("__torch__.", 0) != 0) return nullptr;
+    for (size_t i = 0; i < name.size(); ++i) {
+      const char c = name[i];
+      const bool ok = std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+                      (i > 0 && name[i - 1] != '.' && std::isdigit(static_cast<unsigned char>(c))) ||
+                      (c == '.' && i > 0 && name[i - 1] != '.' && i + 1 < name.size());
+      if (!ok) return nullptr;
+    }
     auto& t = classes[name];
     if (!t) t = ClassType::create(name, false);
     return t;
