@@ -56,8 +56,10 @@ int finish_standard_output(int code) {
 }
 
 bool report_standard_output_error(const std::exception& e) {
+  // fmt's and write_to_stdout_through_file's failed writes are generic-category system errors,
+  // but so are others (std::filesystem, threads): only one with stdout's error flag set is ours.
   const auto* s = dynamic_cast<const std::system_error*>(&e);
-  if (!s || s->code().category() != std::generic_category()) return false;
+  if (!s || s->code().category() != std::generic_category() || !std::ferror(stdout)) return false;
   write_failed(s->code().value());
   return true;
 }

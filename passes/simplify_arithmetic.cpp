@@ -1,5 +1,6 @@
 #include "passes/simplify_arithmetic.h"
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -23,7 +24,7 @@ int category(DType d) {
 // The value of a one-element real tensor, as a double.
 std::optional<double> single_element(const Tensor& t) {
   if (t.numel() != 1 || is_complex(t.dtype()) || is_quantized(t.dtype())) return std::nullopt;
-  const void* p = static_cast<const char*>(t.data()) + t.storage_offset() * static_cast<int64_t>(element_size(t.dtype()));
+  const void* p = t.data();  // already at the storage offset
   auto read = [&](auto sample) {
     decltype(sample) v;
     std::memcpy(&v, p, sizeof v);
@@ -75,9 +76,11 @@ class Simplifier {
     if (k == "aten::div" && xc < 2) return false;  // true division of integers makes floats
     if (add_sub) {
       // x + other * alpha: alpha must be a number PyTorch accepts for x (no float alpha for an
-      // integral x), and is then irrelevant.
+      // integral x), and finite: 0 * inf and 0 * nan are nan. Then it is irrelevant.
       const auto alpha = to_ivalue(n->input(2));
-      if (!alpha || !(alpha->is(IValue::Kind::Int) || (alpha->is(IValue::Kind::Double) && xc >= 2))) return false;
+      if (!alpha || !(alpha->is(IValue::Kind::Int) ||
+                      (alpha->is(IValue::Kind::Double) && xc >= 2 && std::isfinite(alpha->to_double()))))
+        return false;
     }
     const double neutral = mul_div ? 1.0 : 0.0;
     const auto other = to_ivalue(n->input(1));

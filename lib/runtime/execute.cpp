@@ -148,7 +148,8 @@ std::string at(const InstrOrigin& o) {
 // A limit reached (lib/core/run_limits.h): the innermost function says where, outer ones that
 // they called it. It stays a LimitReached, which no model-error handler turns into a finding.
 [[noreturn]] void limit_located(const Plan& f, size_t pc, const LimitReached& e) {
-  if (pc >= f.origin_of.size() || f.origin_of[pc] == operand::kNone) throw;
+  // `e`, not the exception being handled: from the bad_alloc handler that is a std::bad_alloc.
+  if (pc >= f.origin_of.size() || f.origin_of[pc] == operand::kNone) throw e;
   const InstrOrigin& o = f.origins[f.origin_of[pc]];
   const std::string where = fmt::format("{} at {}", o.op, o.source.empty() ? o.node : o.source);
   if (e.located()) throw LimitReached(fmt::format("{}; called from {} ({})", e.what(), function_name(f), where), true);

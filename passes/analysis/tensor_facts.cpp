@@ -72,6 +72,9 @@ int category(DType d) {
   return 1;
 }
 
+// Ranks above this are not narrowed to (ATen tensors have at most 64 dims).
+constexpr int64_t kMaxRankBound = 1024;
+
 std::optional<int64_t> const_int(const Value* v) {
   const auto c = to_ivalue(v);
   if (!c || !c->is(IValue::Kind::Int)) return std::nullopt;
@@ -79,6 +82,13 @@ std::optional<int64_t> const_int(const Value* v) {
 }
 
 bool is_none_constant(const Value* v) { return v->type()->kind() == TypeKind::None; }
+
+// A dtype argument's code (ScalarType), or nullopt when it names none: file constants can hold any int.
+std::optional<DType> const_dtype(const Value* v) {
+  const auto d = const_int(v);
+  if (!d || *d < 0 || *d > static_cast<int64_t>(DType::QUInt2x4)) return std::nullopt;
+  return static_cast<DType>(*d);
+}
 
 TensorFacts with_rank(TensorFacts f, int64_t lo, int64_t hi) {
   f.min_rank = std::max(f.min_rank, lo);
@@ -221,6 +231,8 @@ void TensorFactAnalysis::narrow_after_check(const Node* n, Narrowed& narrowed) {
   }
   auto it = narrowed.find(x);
   TensorFacts f = it != narrowed.end() ? it->second : of(x);
+  // A rank bound from the file: one no tensor can have says nothing (and would overflow below).
+  if (*bound < 0 || *bound > kMaxRankBound) return;
   int64_t lo = 0, hi = TensorFacts::kAnyRank;
   if (k == "aten::eq") lo = hi = *bound;
   else if (k == "aten::lt") hi = *bound - 1;
@@ -283,7 +295,7 @@ TensorFacts TensorFactAnalysis::output_facts(const Node* n, size_t i, const Narr
     f.max_rank = input(0).max_rank;
     const bool explicit_dtype = (k == "aten::softmax" || k == "aten::log_softmax") && ins.size() >= 3 && !is_none_constant(ins[2]);
     if (explicit_dtype) {
-      if (auto d = const_int(ins[2])) f.dtype = static_cast<DType>(*d);
+      f.dtype = const_dtype(ins[2]);
     } else if (input(0).dtype && is_floating(*input(0).dtype)) {
       f.dtype = input(0).dtype;
     }
@@ -410,8 +422,8 @@ TensorFacts TensorFactAnalysis::output_facts(const Node* n, size_t i, const Narr
     if (!at || *at >= ins.size()) return f;
     if (is_none_constant(ins[*at]))
       f.dtype = input(0).dtype;
-    else if (const auto d = const_int(ins[*at]))
-      f.dtype = static_cast<DType>(*d);
+    else
+      f.dtype = const_dtype(ins[*at]);
     return f;
   }
   if (k == "aten::type_as" && ins.size() == 2) {

@@ -534,3 +534,29 @@ TEST_CASE("constant-propagation counts the nodes it folds, when asked") {
   auto h = make(text, {{"w", filled(DType::Float32, {3, 2}, 0.5f)}});
   CHECK(run_pass("constant-propagation", *h));
 }
+
+TEST_CASE("simplify-arithmetic: a one-element constant is read at its storage offset") {
+  // Storage [1., 3., 1.]: the view from offset 1 is 3 (kept), the one from offset 0 is 1 (an
+  // identity). A read that added the offset twice would take the 1 at offset 2 for the first and
+  // drop a multiplication by 3.
+  const std::string text =
+      "graph(%x : Tensor, %w : Tensor, %b : Tensor, %c0 : Tensor, %c1 : Tensor):\n" + kConvHead +
+      "  %a : Tensor = aten::mul(%y, %c0)\n"
+      "  %d : Tensor = aten::mul(%a, %c1)\n"
+      "  return (%d)\n";
+  Tensor pair = filled(DType::Float32, {3}, 0, 1.0f);
+  static_cast<float*>(pair.mutable_data())[1] = 3.0f;
+  auto consts = conv_constants();
+  consts.emplace_back("c0", Tensor::view_of(pair.storage(), DType::Float32, 1, {1}, {1}, "test"));
+  consts.emplace_back("c1", Tensor::view_of(pair.storage(), DType::Float32, 0, {1}, {1}, "test"));
+  auto before = make(text, consts);
+  auto g = make(text, consts);
+  while (run_pass("simplify-arithmetic", *g)) {
+  }
+  const std::string got = canonical(*g);
+  size_t muls = 0;
+  for (size_t at = got.find("aten::mul("); at != std::string::npos; at = got.find("aten::mul(", at + 1)) ++muls;
+  CHECK(muls == 1);  // * c0 (3) kept, * c1 (1) gone
+  const std::string why = same_outputs(before, g, {image()});
+  CHECK_MESSAGE(why.empty(), why);
+}
