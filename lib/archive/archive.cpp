@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
 
 #include "lib/archive/unpickler.h"
 #include "lib/core/error.h"
@@ -108,6 +112,15 @@ IValue Archive::load_pickle(std::string_view record, std::string_view storage_di
         auto bytes = std::make_shared<std::string>(zip->read(*e, e->size));
         keep = bytes;
         p = reinterpret_cast<const uint8_t*>(bytes->data());
+      }
+      // torch.save aligns storages to 64 bytes in the file, but a crafted archive can put one at
+      // any byte, and kernels read elements at their natural alignment: such a storage is copied.
+      if (reinterpret_cast<uintptr_t>(p) % element_size(dtype) != 0) {
+        std::shared_ptr<uint8_t> copy(static_cast<uint8_t*>(::operator new[](nbytes, std::align_val_t{64})),
+                                      [](uint8_t* q) { ::operator delete[](q, std::align_val_t{64}); });
+        std::memcpy(copy.get(), p, nbytes);
+        keep = copy;
+        p = copy.get();
       }
       return dtype == DType::Bool ? normalize_bools(p, nbytes, keep) : p;
     });
