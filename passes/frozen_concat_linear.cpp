@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "passes/frozen_params.h"
 #include "lib/ir/constants.h"
 #include "lib/ops/schema_registry.h"
 #include "passes/analysis/alias_db.h"
@@ -15,14 +16,6 @@ namespace jitctl {
 namespace {
 
 constexpr size_t kWeight = 1, kBias = 2;
-
-Tensor constant_tensor(const Value* v) { return to_ivalue(v)->to_tensor(); }
-
-bool constant_parameters(const Node* n) {
-  for (size_t i = 1; i < n->inputs().size(); ++i)
-    if (n->input(i)->node()->kind() != prim::Constant) return false;
-  return true;
-}
 
 // Equal rank and equal sizes past dim 0 (PyTorch's isNonZeroDimEqual).
 bool equal_past_dim0(const Tensor& a, const Tensor& b) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "passes/frozen_params.h"
 #include "lib/ir/constants.h"
 #include "passes/dead_code_elimination.h"
 
@@ -17,16 +18,7 @@ namespace {
 constexpr size_t kConvWeight = 1, kConvBias = 2, kConvTransposed = 6;
 constexpr size_t kBnWeight = 1, kBnBias = 2, kBnMean = 3, kBnVar = 4, kBnEps = 7;
 
-bool is_constant(const Value* v) { return v->node()->kind() == prim::Constant; }
 bool is_none(const Value* v) { return v->type()->kind() == TypeKind::None; }
-
-Tensor constant_tensor(const Value* v) { return to_ivalue(v)->to_tensor(); }
-
-bool non_constant_parameters(const Node* n) {
-  for (size_t i = 1; i < n->inputs().size(); ++i)
-    if (!is_constant(n->input(i))) return true;
-  return false;
-}
 
 bool supported_conv(const Node* n) {
   static const Symbol k1 = Symbol::aten("conv1d"), k2 = Symbol::aten("conv2d"), k3 = Symbol::aten("conv3d"),
@@ -77,7 +69,7 @@ bool fits_out_channels(const Tensor& op, const Tensor& weight) {
 bool keeps_weight_dtype(DType t) { return is_floating(t) || !is_complex(t); }
 
 bool conv_and_op_preconditions(const Node* conv, const Node* op) {
-  if (non_constant_parameters(conv) || non_constant_parameters(op)) return false;
+  if (!constant_parameters(conv) || !constant_parameters(op)) return false;
   if (conv->output()->uses().size() > 1) return false;
   const Tensor weight = constant_tensor(conv->input(kConvWeight));
   if (!is_floating(weight.dtype())) return false;
@@ -118,7 +110,7 @@ class Folder {
       if (n->kind() != aten::batch_norm || n->inputs().size() <= kBnEps || !supported_conv(n->input(0)->node()))
         continue;
       Node* conv = n->input(0)->node();
-      if (non_constant_parameters(conv) || non_constant_parameters(n) || !only_use_besides_metadata(conv, n, past_shape_reads_))
+      if (!constant_parameters(conv) || !constant_parameters(n) || !only_use_besides_metadata(conv, n, past_shape_reads_))
         continue;
       // track_running_stats=False: no statistics to fold.
       if (is_none(n->input(kBnMean)) && is_none(n->input(kBnVar))) continue;

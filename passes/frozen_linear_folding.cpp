@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "passes/frozen_params.h"
 #include "lib/ir/constants.h"
 #include "passes/dead_code_elimination.h"
 
@@ -16,8 +17,6 @@ constexpr size_t kBnWeight = 1, kBnBias = 2, kBnMean = 3, kBnVar = 4, kBnTrainin
 
 bool is_constant(const Value* v) { return v->node()->kind() == prim::Constant; }
 bool is_none(const Value* v) { return v->type()->kind() == TypeKind::None; }
-Tensor constant_tensor(const Value* v) { return to_ivalue(v)->to_tensor(); }
-
 std::optional<int64_t> constant_int(const Value* v) {
   const auto c = to_ivalue(v);
   if (!c || !c->is(IValue::Kind::Int)) return std::nullopt;

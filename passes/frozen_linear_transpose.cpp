@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "passes/frozen_params.h"
 #include "lib/ir/constants.h"
 #include "lib/ops/schema_registry.h"
 
@@ -14,13 +15,6 @@ void collect(Block* b, std::vector<Node*>& out) {
     if (n->kind() == Symbol::aten("linear")) out.push_back(n);
     for (Block* sub : n->blocks()) collect(sub, out);
   }
-}
-
-// PyTorch's nonConstantParameters negated: every input after the first is a constant.
-bool constant_parameters(const Node* n) {
-  for (size_t i = 1; i < n->inputs().size(); ++i)
-    if (n->input(i)->node()->kind() != prim::Constant) return false;
-  return true;
 }
 
 Node* insert_op(Graph& g, std::string_view name, std::string_view overload, const std::vector<Value*>& inputs, Node* after) {
