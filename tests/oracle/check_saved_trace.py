@@ -46,10 +46,17 @@ def main():
         saved = torch.jit.load(out)
         x = torch.load(ins[0])
         model = torch.jit.load(os.path.join(d, name + ".pt"))
+        # A model that samples (random ops, dropout in training mode) is told by two seeds giving
+        # two outputs, and is compared with itself only in that its trace loads and runs; the
+        # others' saved trace runs under the model's seed (unseeded, a sampling model can agree
+        # with itself by chance).
+        torch.manual_seed(1)
         want = model(*x)
-        # A model that samples (random ops, dropout in training mode) is compared with itself only
-        # in that its trace loads and runs.
-        if torch.equal(want, model(*x)) and not torch.allclose(saved(*x), want, rtol=1e-4, atol=1e-5):
+        torch.manual_seed(2)
+        again = model(*x)
+        torch.manual_seed(1)
+        got = saved(*x)
+        if torch.equal(want, again) and not torch.allclose(got, want, rtol=1e-4, atol=1e-5):
             failures.append(f"{name}: the saved trace's outputs differ from the model's")
         torch.manual_seed(0)
         module, inputs = build()
