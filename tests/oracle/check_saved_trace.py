@@ -13,6 +13,7 @@ import difflib, importlib.util, io, os, re, subprocess, sys, tempfile, warnings
 
 import torch_or_skip  # noqa: F401  (exit 77 without torch)
 import torch
+from seeded_outputs import seeded_outputs
 
 
 def load_py(name, path):
@@ -46,16 +47,7 @@ def main():
         saved = torch.jit.load(out)
         x = torch.load(ins[0])
         model = torch.jit.load(os.path.join(d, name + ".pt"))
-        # A model that samples (random ops, dropout in training mode) is told by two seeds giving
-        # two outputs, and is compared with itself only in that its trace loads and runs; the
-        # others' saved trace runs under the model's seed (unseeded, a sampling model can agree
-        # with itself by chance).
-        torch.manual_seed(1)
-        want = model(*x)
-        torch.manual_seed(2)
-        again = model(*x)
-        torch.manual_seed(1)
-        got = saved(*x)
+        want, again, got = seeded_outputs(model, saved, x)
         if torch.equal(want, again) and not torch.allclose(got, want, rtol=1e-4, atol=1e-5):
             failures.append(f"{name}: the saved trace's outputs differ from the model's")
         torch.manual_seed(0)

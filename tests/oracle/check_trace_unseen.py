@@ -19,6 +19,7 @@ import argparse, difflib, importlib.util, json, os, re, subprocess, sys, tempfil
 
 sys.path.insert(0, os.path.dirname(__file__))
 import torch_or_skip  # noqa: F401,E402
+from seeded_outputs import seeded_outputs  # noqa: E402
 
 
 def main():
@@ -90,16 +91,7 @@ def saved_traces(jitctl, compat_py, models, manifest, tmp):
         saved = torch.jit.load(out)
         x = torch.load(os.path.join(models, ins[0]))
         model = torch.jit.load(os.path.join(models, name + ".pt"))
-        # Random ops: the model under two seeds tells whether its outputs depend on the samples
-        # (then they are not compared); the saved trace runs under the first seed, as the model
-        # did. Unseeded, two calls of x[randperm(6)] agreed by chance (1 in 720) and failed CI.
-        with torch.no_grad():
-            torch.manual_seed(1)
-            want = model(*x)
-            torch.manual_seed(2)
-            again = model(*x)
-            torch.manual_seed(1)
-            got = saved(*x)
+        want, again, got = seeded_outputs(model, saved, x)
         if compat.close(want, again) is None and compat.close(got, want) is not None:
             problems.append(f"FAIL {base}: the saved trace's outputs differ from the model's: {compat.close(got, want)}")
         ref = strip(str(torch.jit.load(os.path.join(models, base + "_t.pt")).inlined_graph))
