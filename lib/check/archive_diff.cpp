@@ -65,15 +65,6 @@ void diff_tensors(const char* kind, const std::vector<NamedTensor>& a, const std
       out.push_back({kind, t.name, "added", "", fmt::format("{} {}", dtype_name(t.tensor.dtype()), shape_string(t.tensor.sizes()))});
 }
 
-std::string strip_mangling(std::string name) {
-  for (size_t i; (i = name.find("___torch_mangle_")) != std::string::npos;) {
-    size_t j = i + 16;
-    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
-    name.erase(i, j + 1 - i);
-  }
-  return name;
-}
-
 
 // Values a re-export could change that are neither tensors nor modules, printed as Python would.
 bool plain_value(const IValue& v) {

@@ -229,4 +229,13 @@ std::string format_graph_diff(const GraphDiff& d, const std::string& label_a, co
   return out;
 }
 
+std::string strip_mangling(std::string name) {
+  for (size_t i; (i = name.find("___torch_mangle_")) != std::string::npos;) {
+    size_t j = i + 16;
+    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
+    name.erase(i, j + 1 - i);
+  }
+  return name;
+}
+
 }  // namespace jitctl

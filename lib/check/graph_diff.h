@@ -24,6 +24,9 @@ struct GraphLine {
 std::vector<GraphLine> canonical_graph_lines(const Graph& g);
 std::string canonical_graph_text(const Graph& g);  // the lines, joined by '\n'
 
+// A class name without its `___torch_mangle_N.` parts (re-exports and traces renumber them).
+std::string strip_mangling(std::string name);
+
 struct DiffLine {
   char op = ' ';  // ' ' in both, '-' only in the first graph, '+' only in the second
   GraphLine line;

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "lib/check/graph_diff.h"
 #include "lib/check/output_compare.h"
 #include "lib/frontend/graph_function.h"
 #include "lib/frontend/schema_matching.h"
@@ -19,15 +20,6 @@ namespace jitctl {
 namespace {
 
 using InputMap = std::unordered_map<const Value*, std::pair<size_t, std::vector<size_t>>>;
-
-std::string strip_mangling(std::string name) {
-  for (size_t i; (i = name.find("___torch_mangle_")) != std::string::npos;) {
-    size_t j = i + 16;
-    while (j < name.size() && std::isdigit(static_cast<unsigned char>(name[j]))) ++j;
-    name.erase(i, j + 1 - i);
-  }
-  return name;
-}
 
 const IValue* item_at(const std::vector<IValue>& args, size_t argument, const std::vector<size_t>& path) {
   if (argument >= args.size()) return nullptr;
