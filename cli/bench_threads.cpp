@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/device_options.h"
 #include "cli/limit_options.h"
 #include "cli/model_inputs.h"
 #include "lib/bench/callers.h"
+#include "lib/bench/device_bench.h"
 #include "lib/bench/machine.h"
 #include "lib/bench/op_sweep.h"
 #include "lib/bench/recommend.h"
@@ -90,7 +92,9 @@ class Progress {
 
 void add_bench_threads_command(CLI::App& app) {
   struct Args : ModelInputs {
-    std::string format = "text", plot, op, device = "cpu";
+    std::string format = "text", plot, op;
+    DeviceOptions device;
+    bool no_graphs = false;
     std::vector<std::string> threads, interop, concurrency;
     int warmup = 3, iters = 20, rounds = 3;
     int64_t size = 0;
@@ -116,13 +120,28 @@ void add_bench_threads_command(CLI::App& app) {
   cmd->add_option("--plot", a.plot, "also write an SVG (F.svg) of latency and throughput against intra-op threads");
   cmd->add_option("--op", a.op, "sweep one kernel instead of a model: mm or conv")->check(CLI::IsMember({"mm", "conv"}));
   cmd->add_option("--size", a.size, "--op size: N for N x N matrices (mm) or N x N images (conv)");
-  cmd->add_option("--device", a.device, "cpu (cuda: not in this build)")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  add_device_options(*cmd, a.device);
+  cmd->add_flag("--no-graphs", a.no_graphs, "with --device cuda: launch every kernel on every call instead of replaying a captured CUDA graph");
   add_limit_options(*cmd, a.limits);
   cmd->callback([] {
     resolve_model_and_specs(a);
     const RunLimitsScope limits(run_limits(a.limits, a.model.empty() ? "--op " + a.op : a.model));
-    if (a.device == "cuda") throw InvalidInput("--device cuda: this jitctl was built without CUDA kernels, or no GPU is present");
     const bool op_mode = !a.op.empty();
+    if (a.device.on_cuda()) {
+      if (op_mode) throw InvalidInput("--op: sweeps the CPU's kernels; not with --device cuda");
+      if (a.model.empty()) throw InvalidInput("bench-threads: give a model M");
+      if (!a.threads.empty() || !a.interop.empty() || !a.concurrency.empty() || !a.plot.empty())
+        throw InvalidInput("--device cuda times one caller on the GPU: --threads, --interop-threads, --concurrency and --plot are for the CPU");
+      if (a.format == "csv") throw InvalidInput("--device cuda: --format text or json");
+      select_device(a.device);  // before the method is planned
+      const PreparedCall call = prepare_call(a);
+      const DeviceBenchResult r = bench_on_device(call.method, call.args,
+                                                  {.warmup = a.warmup, .iters = a.iters, .rounds = a.rounds, .graphs = !a.no_graphs, .tf32 = a.device.tf32});
+      if (a.format == "json") fmt::print("{}\n", device_bench_json(a.model, a.method, r).dump(1));
+      else fmt::print("{}", device_bench_text(a.model, r));
+      return;
+    }
+    if (a.no_graphs) throw InvalidInput("--no-graphs: only with --device cuda");
     if (op_mode && !a.model.empty())
       throw InvalidInput(fmt::format("bench-threads: give a model ({}) or --op {}, not both", a.model, a.op));
     if (!op_mode && a.model.empty()) throw InvalidInput("bench-threads: give a model M, or --op mm|conv --size N");

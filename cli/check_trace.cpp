@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/device_options.h"
 #include "cli/limit_options.h"
 #include "lib/check/check_trace.h"
 #include "lib/check/check_trace_report.h"
@@ -25,6 +26,7 @@ void add_check_trace_command(CLI::App& app) {
     bool no_grad = false, no_strict = false, print_trace = false, force = false;
     CheckTraceOptions options;
     LimitOptions limits;
+    DeviceOptions device;
   };
   static Args a;
   auto* cmd = app.add_subcommand(
@@ -45,9 +47,11 @@ void add_check_trace_command(CLI::App& app) {
   cmd->add_flag("--no-strict", a.no_strict, "as torch.jit.trace(strict=False): allow dicts among the outputs");
   cmd->add_flag("--print-trace", a.print_trace, "print the graph of the first trace before the report");
   cmd->add_flag("--force", a.force, "let --save-trace replace the model, an --inputs or an --expected file");
+  add_device_options(*cmd, a.device);
   add_limit_options(*cmd, a.limits);
   cmd->callback([] {
     const RunLimitsScope limits(run_limits(a.limits, a.model));
+    select_device(a.device);  // the traces run there (the tracing itself records on the CPU)
     if (a.atol >= 0) a.options.atol = a.atol;
     a.options.traced_with_grad = !a.no_grad;
     a.options.strict = !a.no_strict;

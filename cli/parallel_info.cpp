@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "lib/bench/machine_report.h"
 #include "cli/validators.h"
+#include "cli/version.h"
 #include "lib/runtime/parallel_info.h"
 #include "lib/runtime/threads.h"
 
@@ -44,10 +45,13 @@ void add_parallel_info_command(CLI::App& app) {
   cmd->add_option("--format", a.format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([] {
     init_threads(a.threads, a.interop);
-    if (a.format == "json")
-      fmt::print("{}\n", parallel_info_json().dump(1));
-    else
-      fmt::print("{}{}", parallel_info(), machine_text(machine_info()));
+    if (a.format == "json") {
+      auto j = parallel_info_json();
+      j["cuda"] = cuda_json();
+      fmt::print("{}\n", j.dump(1));
+    } else {
+      fmt::print("{}{}CUDA: {}\n", parallel_info(), machine_text(machine_info()), cuda_summary());
+    }
   });
 }
 

@@ -10,12 +10,14 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/device_options.h"
 #include "cli/limit_options.h"
 #include "cli/model_inputs.h"
 #include "cli/validators.h"
 #include "lib/core/error.h"
 #include "lib/core/output_file.h"
 #include "lib/runtime/arguments.h"
+#include "lib/runtime/device_runner.h"
 #include "lib/runtime/interpreter.h"
 #include "lib/runtime/outputs.h"
 #include "lib/runtime/threads.h"
@@ -139,7 +141,8 @@ void print_summary_json(const std::string& model, const std::string& method, con
 
 void add_run_command(CLI::App& app) {
   struct Args : ModelInputs {
-    std::string output, output_format, save_inputs, device = "cpu", format = "text";
+    std::string output, output_format, save_inputs, format = "text";
+    DeviceOptions device;
     int threads = 0, interop = 0;
     bool describe = false, force = false;
     LimitOptions limits;
@@ -155,7 +158,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--save-inputs", a.save_inputs, "also write the arguments used (e.g. drawn by --input-spec) as a torch.save file");
   cmd->add_option("--threads", a.threads, "intra-op threads (default: as parallel-info says)")->check(whole_number(1, kMaxThreads));
   cmd->add_option("--interop-threads", a.interop, "inter-op threads")->check(whole_number(1, kMaxThreads));
-  cmd->add_option("--device", a.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  add_device_options(*cmd, a.device);
   cmd->add_flag("--force", a.force, "let -o or --save-inputs replace the model or the --inputs file");
   add_limit_options(*cmd, a.limits);
   cmd->callback([] {
@@ -166,8 +169,6 @@ void add_run_command(CLI::App& app) {
       describe_inputs(a.model, a.method, rt.schema(a.method), a.format == "json");
       return;
     }
-    if (a.device == "cuda")
-      throw InvalidInput("--device cuda: this jitctl was built without CUDA kernels, or no GPU is present");
     if (a.model == "-" && a.inputs == "-") throw InvalidInput("the model and --inputs cannot both be standard input (-)");
     if (a.output == "-" && a.save_inputs == "-") throw InvalidInput("-o and --save-inputs cannot both be standard output (-)");
     if (a.output == "-" && a.format == "json")
@@ -180,6 +181,7 @@ void add_run_command(CLI::App& app) {
         (void)output_format(*out, out == &a.output ? a.output_format : "");  // a bad name fails before running
       }
     init_threads(a.threads, a.interop);
+    select_device(a.device);  // before the method is planned
     PreparedCall call = prepare_call(a);
     if (!a.save_inputs.empty()) {
       auto t = std::make_shared<TupleData>();
@@ -190,7 +192,7 @@ void add_run_command(CLI::App& app) {
     }
     IValue result;
     try {
-      result = call.method(std::move(call.args));
+      result = a.device.on_cuda() ? DeviceRunner(call.method, false)(call.args) : call.method(std::move(call.args));
     } catch (const RaisedException&) {
       throw;  // PyTorch's words for the model's own exception
     } catch (const Error& e) {

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cuda_backend.h"
+#include "lib/core/describe.h"
+
 #include <string>
 #include <thread>
 #include <vector>
@@ -91,6 +94,36 @@ std::string cpu_has() {
 
 }  // namespace
 
+// Whether the CUDA backend is built in, whether its libraries load, and which GPUs are visible.
+std::string cuda_summary() {
+  if (!cuda_built_in()) return "not built in (CPU only)";
+  std::string why;
+  CudaBackend* b = cuda_backend(&why);
+  if (!b) return "built in; not loaded: " + why;
+  std::string s = "built in (" + b->versions() + ")";
+  const auto devices = b->devices();
+  if (devices.empty()) return s + "; " + b->no_device_reason();
+  for (const CudaDeviceInfo& d : devices)
+    s += fmt::format("\n             cuda:{} {} (sm_{}{}, {} SMs, {})", d.index, d.name, d.major, d.minor, d.multiprocessors, human_bytes(d.memory_bytes));
+  return s;
+}
+
+nlohmann::ordered_json cuda_json() {
+  nlohmann::ordered_json j;
+  j["built_in"] = cuda_built_in();
+  std::string why;
+  CudaBackend* b = cuda_built_in() ? cuda_backend(&why) : nullptr;
+  j["loaded"] = b != nullptr;
+  j["versions"] = b ? nlohmann::ordered_json(b->versions()) : nlohmann::ordered_json(nullptr);
+  j["devices"] = nlohmann::ordered_json::array();
+  if (b)
+    for (const CudaDeviceInfo& d : b->devices())
+      j["devices"].push_back({{"index", d.index}, {"name", d.name}, {"compute_capability", fmt::format("{}.{}", d.major, d.minor)},
+                              {"multiprocessors", d.multiprocessors}, {"memory_bytes", d.memory_bytes}});
+  j["note"] = !cuda_built_in() ? "not built in" : !b ? why : b->devices().empty() ? b->no_device_reason() : "";
+  return j;
+}
+
 std::string version_text() {
   std::string s = fmt::format("jitctl {}\n", JITCTL_VERSION);
   s += fmt::format("built with   {}, C++{}, {} build\n", compiler(), __cplusplus / 100 % 100, JITCTL_BUILDTYPE);
@@ -99,7 +132,7 @@ std::string version_text() {
                    cpu_has());
   s += fmt::format("threads      {}\n", openmp_version());
   s += fmt::format("matrices     {}\n", blas_library());
-  s += fmt::format("CUDA         {}\n", JITCTL_CUDA ? "kernels built in (nvcc found at build time)" : "not built in (CPU only)");
+  s += fmt::format("CUDA         {}\n", cuda_summary());
   s += "file formats TorchScript archives (torch.jit.save, PyTorch 1.x and 2.x), torch.save files, .npy, .npz";
   return s;
 }

@@ -11,9 +11,9 @@
 namespace jitctl {
 namespace {
 
-std::unordered_map<std::string, KernelFn>& table() {
-  static std::unordered_map<std::string, KernelFn> t;
-  return t;
+std::unordered_map<std::string, KernelFn>& table(Backend b = Backend::CPU) {
+  static std::unordered_map<std::string, KernelFn> t[2];
+  return t[static_cast<int>(b)];
 }
 
 // Built-in kernels are registered by explicit calls, not static initializers: the linker drops
@@ -25,15 +25,16 @@ void register_builtins() {
 
 }  // namespace
 
-void register_kernel(std::string_view name, KernelFn fn) {
-  auto [it, inserted] = table().emplace(std::string(name), fn);
+void register_kernel(std::string_view name, KernelFn fn, Backend backend) {
+  auto [it, inserted] = table(backend).emplace(std::string(name), fn);
   if (!inserted) throw std::logic_error("kernel registered twice: " + std::string(name));
 }
 
-KernelFn find_kernel(std::string_view name) {
+KernelFn find_kernel(std::string_view name, Backend backend) {
   register_builtins();
-  auto it = table().find(std::string(name));
-  return it == table().end() ? nullptr : it->second;
+  auto& t = table(backend);
+  auto it = t.find(std::string(name));
+  return it == t.end() ? nullptr : it->second;
 }
 
 std::vector<std::string> registered_kernels() {

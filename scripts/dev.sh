@@ -73,7 +73,7 @@ case "${1:-}" in
     # start applies ~8 million relocations (0.2 s of system time per process, half of the suite's
     # time under ASan, which starts jitctl thousands of times).
     build build-asan --buildtype=plain -Doptimization=1 -Dnative=false -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dcpp_link_args=-no-pie
+      -Dcpp_link_args=-no-pie -Dcuda=disabled
     san_logs=$(mktemp -d)
     ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$san_logs/asan" \
     UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1:log_path=$san_logs/ubsan" \

@@ -15,6 +15,7 @@
 #include "lib/frontend/ir_emitter.h"
 #include "lib/ir/constants.h"
 #include "lib/ir/graph_printer.h"
+#include "lib/runtime/device_dispatch.h"
 #include "lib/runtime/inputs.h"
 #include "lib/runtime/interpreter.h"
 #include "lib/serialization/export.h"
@@ -55,9 +56,12 @@ auto model_call(const std::string& what, const std::string& inputs, F&& f) {
   }
 }
 
+// On the selected GPU when there is one (--device cuda): the trace's outputs are computed there
+// and compared on the host with the model's.
 IValue run_graph_method(const Method& m, const IValue& self, std::vector<IValue> args) {
+  for (IValue& a : args) a = values_to_device(a);
   args.insert(args.begin(), self);
-  return m(std::move(args));
+  return values_to_host(m(std::move(args)));
 }
 
 std::vector<OutputMismatch> compare_outputs(const IValue& actual, const IValue& expected, const std::string& against,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lib/core/describe.h"
+#include "lib/core/error.h"
 #include "lib/core/run_limits.h"
 
 namespace jitctl {
@@ -161,8 +162,23 @@ std::shared_ptr<Storage> Storage::lazy(size_t nbytes, Device device, std::string
   return s;
 }
 
+std::shared_ptr<Storage> Storage::in_device_memory(size_t nbytes, Device device, void* address, std::shared_ptr<const void> owner) {
+  auto s = std::shared_ptr<Storage>(new Storage());
+  s->nbytes_ = nbytes;
+  s->device_ = device;
+  s->origin_ = device.str() + " memory";
+  s->keepalive_ = std::move(owner);
+  s->device_address_ = address;
+  s->owned_ = true;
+  return s;
+}
+
 const uint8_t* Storage::data() const {
-  if (!data_ && loader_) std::call_once(once_, [this] { data_ = loader_(keepalive_); });
+  if (!data_) [[unlikely]] {
+    if (device_address_)
+      throw DeviceMemoryRead(fmt::format("a tensor in {} memory was read by host code (a CPU kernel given a device tensor)", device_.str()));
+    if (loader_) std::call_once(once_, [this] { data_ = loader_(keepalive_); });
+  }
   return data_;
 }
 

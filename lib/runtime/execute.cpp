@@ -4,9 +4,11 @@
 
 #include <deque>
 
+#include "kernels/cuda_backend.h"
 #include "lib/core/error.h"
 #include "lib/core/future.h"
 #include "lib/core/run_limits.h"
+#include "lib/runtime/device_dispatch.h"
 #include "lib/runtime/interop_pool.h"
 #include "lib/runtime/interpreter.h"
 #include "lib/runtime/op_profile.h"
@@ -289,6 +291,9 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
         break;
       }
       case OpCode::SetAttr: {
+        // A replayed CUDA graph would skip this host-side change of state.
+        if (CudaBackend* d = run_device(); d && d->capturing()) [[unlikely]]
+          throw CaptureBroken("the method sets a module attribute");
         IValue v = load(ops[in.in + 1]);
         const auto& obj = ref(ops[in.in]).to_object();
         if (in.a >= obj->attrs.size())
@@ -385,6 +390,8 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
     throw_located(e.code(), located(f, pc, e.what()));
   } catch (const std::bad_alloc&) {
     limit_located(f, pc, LimitReached(with_limits_subject("out of memory")));  // a huge list, string, ...
+  } catch (const CaptureBroken&) {
+    throw;  // the CUDA graph runner (device_runner.h) runs the call again without capturing
   } catch (const std::exception& e) {
     throw_located(ExitCode::InvalidInput, located(f, pc, e.what()));
   }

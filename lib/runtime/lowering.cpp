@@ -9,6 +9,7 @@
 #include "lib/frontend/schema_matching.h"
 #include "lib/ops/schema_registry.h"
 #include "lib/ir/constants.h"
+#include "lib/runtime/device_dispatch.h"
 #include "lib/runtime/prepare.h"
 #include "lib/runtime/prim_ops.h"
 
@@ -101,6 +102,8 @@ class Lowering {
     std::unordered_set<const Node*> grouped;
     for (Node* n : b->nodes()) {
       if (grouped.count(n)) continue;
+      // The CPU's prepared groups (packed weights, oneDNN) are not for a device run.
+      if (run_device()) continue;
       auto g = prepare_group(n, &kernel_for, [&](const Node* m) { return grouped.count(m) > 0; });
       if (!g) continue;
       for (Node* m : g->nodes) grouped.insert(m);
@@ -244,6 +247,14 @@ class Lowering {
       r_.missing(s ? s->str() : name);
       Instr& in = emit(OpCode::Missing, n->inputs(), n->outputs());
       in.extra = add_extra({.name = s ? s->str() : name});
+      return;
+    }
+    if (run_device()) {
+      auto dispatch = device_dispatch(n, s, name, k);
+      Instr& in = emit(OpCode::Prepared, n->inputs(), n->outputs());
+      in.prepared = dispatch.get();
+      in.extra = add_extra({.name = name});
+      f_.prepared.push_back(std::move(dispatch));
       return;
     }
     if (auto prepared = prepare_kernel(n, name)) {

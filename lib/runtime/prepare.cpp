@@ -18,10 +18,6 @@
 #include "lib/ir/constants.h"
 
 namespace jitctl {
-namespace {
-
-using cpu::Epilogue;
-using cpu::PostOp;
 
 // A value's constant: a prim::Constant, or a list built from constants (how traced graphs pass
 // stride and padding).
@@ -37,6 +33,11 @@ std::optional<IValue> constant_of(const Value* v) {
   }
   return IValue(std::move(list));
 }
+
+namespace {
+
+using cpu::Epilogue;
+using cpu::PostOp;
 
 std::optional<Tensor> constant_tensor(const Value* v) {
   auto c = constant_of(v);

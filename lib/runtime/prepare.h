@@ -35,6 +35,10 @@ std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Nod
 // A kernel's own preparer (kernels/prepared.h) for `n`, given its constant inputs, or nullptr.
 std::shared_ptr<const PreparedKernel> prepare_kernel(const Node* n, const std::string& schema_name);
 
+// A value's constant: a prim::Constant, or a list built from constants (how traced graphs pass
+// stride and padding); nullopt when computed.
+std::optional<IValue> constant_of(const Value* v);
+
 // Off with JITCTL_PREPARE=0 (to compare with the unprepared kernels).
 bool preparation_enabled();
 

@@ -1,0 +1,303 @@
+// conv1d, conv2d, _convolution and convolution on cuDNN's convolution API (NCHW, float32; 1-D as
+// 2-D with height 1). The arguments are checked and resolved by the CPU side's conv_params, so
+// both backends accept and reject the same calls with the same messages.
+//
+// Algorithm choice: the first call of a configuration (shapes, stride, padding, dilation, groups,
+// TF32 or not, device, pointer alignment) measures every algorithm with
+// cudnnFindConvolutionForwardAlgorithmEx and keeps the fastest that fits the workspace cap and
+// keeps fp32 arithmetic when TF32 is off; the plan (descriptors and algorithm) is cached for the
+// process, so later calls, graph captures included, only look it up. The Ex form measures with our
+// buffers and our workspace, so cuDNN allocates no memory of its own behind the caching allocator.
+#include "kernels/cuda/conv.h"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/tensor_util.h"
+#include "kernels/cuda/context.h"
+#include "kernels/cuda/register_cuda.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/registry.h"
+
+namespace jitctl::cuda {
+namespace {
+
+// Algorithms needing more workspace than this are skipped (PyTorch's cuDNN path caps similarly).
+constexpr size_t kMaxWorkspace = size_t{256} << 20;
+
+// Formats the call's name only when it failed.
+void ok(cudnnStatus_t s, const char* op, const char* call) {
+  if (s != CUDNN_STATUS_SUCCESS) check(s, fmt::format("{}: {}", op, call).c_str());
+}
+
+// A descriptor setting cuDNN refuses (BAD_PARAM, NOT_SUPPORTED) is a configuration the CPU
+// kernel runs; other failures are errors.
+void settable(cudnnStatus_t s, const char* op, const char* call) {
+  if (s == CUDNN_STATUS_BAD_PARAM || s == CUDNN_STATUS_NOT_SUPPORTED)
+    throw NotOnDevice(fmt::format("{}: {}: {}", op, call, cudnnGetErrorString(s)));
+  ok(s, op, call);
+}
+
+// One configuration's descriptors and algorithm; immutable once cached. `supported` false: cuDNN
+// has no usable algorithm for it, and every call goes to the CPU kernel without searching again.
+struct ConvPlan {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnActivationDescriptor_t relu = nullptr;
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  size_t workspace_bytes = 0;
+  bool supported = false;
+  std::string why;  // when not supported
+
+  ConvPlan() = default;
+  ConvPlan(const ConvPlan&) = delete;
+  ConvPlan& operator=(const ConvPlan&) = delete;
+  ~ConvPlan() {
+    if (x) cudnnDestroyTensorDescriptor(x);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (bias) cudnnDestroyTensorDescriptor(bias);
+    if (w) cudnnDestroyFilterDescriptor(w);
+    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    if (relu) cudnnDestroyActivationDescriptor(relu);
+  }
+};
+
+// device, alignment, tf32, n, c, h, w, oc, kh, kw, sh, sw, ph, pw, dh, dw, groups
+using PlanKey = std::array<int64_t, 17>;
+
+struct PlanCache {
+  std::mutex mu;
+  std::map<PlanKey, std::shared_ptr<const ConvPlan>> plans;
+};
+
+// Never destroyed: the plans' descriptors would be destroyed at exit, possibly after cuDNN itself.
+PlanCache& plan_cache() {
+  static PlanCache* cache = new PlanCache;
+  return *cache;
+}
+
+// The largest power of two (up to 16) that divides every address: some algorithms need aligned
+// operands, so a plan found with aligned buffers must not be used with unaligned ones.
+int64_t alignment(std::initializer_list<const void*> ptrs) {
+  int64_t a = 16;
+  for (const void* p : ptrs) {
+    if (!p) continue;
+    const auto v = reinterpret_cast<uintptr_t>(p);
+    while (a > 1 && v % static_cast<uintptr_t>(a) != 0) a /= 2;
+  }
+  return a;
+}
+
+int as_int(int64_t v) { return static_cast<int>(v); }
+
+// Descriptors for `p`; the math type is set, the algorithm not yet.
+std::unique_ptr<ConvPlan> make_descriptors(const cpu::ConvParams& p, bool tf32_math, const char* op) {
+  auto plan = std::make_unique<ConvPlan>();
+  ok(cudnnCreateTensorDescriptor(&plan->x), op, "cudnnCreateTensorDescriptor");
+  ok(cudnnCreateTensorDescriptor(&plan->y), op, "cudnnCreateTensorDescriptor");
+  ok(cudnnCreateTensorDescriptor(&plan->bias), op, "cudnnCreateTensorDescriptor");
+  ok(cudnnCreateFilterDescriptor(&plan->w), op, "cudnnCreateFilterDescriptor");
+  ok(cudnnCreateConvolutionDescriptor(&plan->conv), op, "cudnnCreateConvolutionDescriptor");
+  ok(cudnnCreateActivationDescriptor(&plan->relu), op, "cudnnCreateActivationDescriptor");
+  settable(cudnnSetTensor4dDescriptor(plan->x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, as_int(p.n), as_int(p.c), as_int(p.h), as_int(p.w)), op,
+     "cudnnSetTensor4dDescriptor (input)");
+  settable(cudnnSetTensor4dDescriptor(plan->y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, as_int(p.n), as_int(p.oc), as_int(p.oh), as_int(p.ow)), op,
+     "cudnnSetTensor4dDescriptor (output)");
+  settable(cudnnSetTensor4dDescriptor(plan->bias, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, as_int(p.oc), 1, 1), op,
+     "cudnnSetTensor4dDescriptor (bias)");
+  settable(cudnnSetFilter4dDescriptor(plan->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, as_int(p.oc), as_int(p.c / p.groups), as_int(p.kh), as_int(p.kw)),
+     op, "cudnnSetFilter4dDescriptor");
+  settable(cudnnSetConvolution2dDescriptor(plan->conv, as_int(p.ph), as_int(p.pw), as_int(p.sh), as_int(p.sw), as_int(p.dh), as_int(p.dw),
+                                     CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+     op, "cudnnSetConvolution2dDescriptor");
+  settable(cudnnSetConvolutionGroupCount(plan->conv, as_int(p.groups)), op, "cudnnSetConvolutionGroupCount");
+  // FMA math keeps fp32 outputs fp32-exact in the way PyTorch's (allow_tf32=False) are.
+  settable(cudnnSetConvolutionMathType(plan->conv, tf32_math ? CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION : CUDNN_FMA_MATH), op,
+     "cudnnSetConvolutionMathType");
+  // relu(NaN) is NaN in PyTorch.
+  settable(cudnnSetActivationDescriptor(plan->relu, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0), op, "cudnnSetActivationDescriptor");
+  int on = 0, oc = 0, oh = 0, ow = 0;
+  settable(cudnnGetConvolution2dForwardOutputDim(plan->conv, plan->x, plan->w, &on, &oc, &oh, &ow), op, "cudnnGetConvolution2dForwardOutputDim");
+  if (on != p.n || oc != p.oc || oh != p.oh || ow != p.ow)
+    throw NotOnDevice(fmt::format("{}: cuDNN computes output {}x{}x{}x{}, not {}", op, on, oc, oh, ow, shape_string(p.out_sizes)));
+  return plan;
+}
+
+// Measures the algorithms on these buffers (y is overwritten) and picks one; the plan is marked
+// unsupported when none qualifies.
+void choose_algorithm(ConvPlan& plan, bool tf32_math, const void* x, const void* w, void* y, const char* op) {
+  cudnnHandle_t h = cudnn();
+  // The workspace the measurement gets: the most any algorithm within the cap asks for.
+  size_t ws_bytes = 0;
+  for (int a = 0; a < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; ++a) {
+    size_t bytes = 0;
+    if (cudnnGetConvolutionForwardWorkspaceSize(h, plan.x, plan.w, plan.conv, plan.y, static_cast<cudnnConvolutionFwdAlgo_t>(a), &bytes) ==
+            CUDNN_STATUS_SUCCESS &&
+        bytes <= kMaxWorkspace)
+      ws_bytes = std::max(ws_bytes, bytes);
+  }
+  void* ws = ws_bytes ? workspace(ws_bytes) : nullptr;
+  int max_count = 0;
+  ok(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max_count), op, "cudnnGetConvolutionForwardAlgorithmMaxCount");
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
+  int returned = 0;
+  const cudnnStatus_t found = cudnnFindConvolutionForwardAlgorithmEx(h, plan.x, x, plan.w, w, plan.conv, plan.y, y, static_cast<int>(perf.size()),
+                                                                     &returned, perf.data(), ws, ws_bytes);
+  if (found == CUDNN_STATUS_BAD_PARAM || found == CUDNN_STATUS_NOT_SUPPORTED) {
+    plan.why = fmt::format("cudnnFindConvolutionForwardAlgorithmEx: {}", cudnnGetErrorString(found));
+    return;
+  }
+  ok(found, op, "cudnnFindConvolutionForwardAlgorithmEx");
+  // Sorted fastest first.
+  for (int i = 0; i < returned; ++i) {
+    const cudnnConvolutionFwdAlgoPerf_t& r = perf[static_cast<size_t>(i)];
+    if (r.status != CUDNN_STATUS_SUCCESS || r.memory > ws_bytes) continue;
+    // Without TF32 only FMA results: another math type may round through TF32.
+    if (!tf32_math && r.mathType != CUDNN_FMA_MATH) continue;
+    // The algorithm runs with the math type it was measured with.
+    ok(cudnnSetConvolutionMathType(plan.conv, r.mathType), op, "cudnnSetConvolutionMathType");
+    plan.algo = r.algo;
+    plan.workspace_bytes = r.memory;
+    plan.supported = true;
+    return;
+  }
+  plan.why = "cuDNN found no algorithm for this configuration";
+}
+
+// The cached plan for `p` and these buffers, found on first use.
+std::shared_ptr<const ConvPlan> plan_for(const cpu::ConvParams& p, const void* x, const void* w, void* y, const void* bias, const char* op) {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  const bool tf32_math = tf32();
+  const PlanKey key{device, alignment({x, w, y, bias}), tf32_math ? 1 : 0, p.n, p.c, p.h, p.w, p.oc, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw,
+                    p.dh, p.dw, p.groups};
+  PlanCache& cache = plan_cache();
+  // Held through the search: searches of one configuration are not repeated, and measurements
+  // do not run side by side and disturb each other.
+  std::lock_guard lock(cache.mu);
+  auto it = cache.plans.find(key);
+  if (it != cache.plans.end()) return it->second;
+  if (capturing()) throw CaptureBroken(fmt::format("{}: the first call of a convolution configuration cannot be captured (it measures cuDNN's algorithms)", op));
+  std::shared_ptr<ConvPlan> plan = make_descriptors(p, tf32_math, op);
+  choose_algorithm(*plan, tf32_math, x, w, y, op);
+  cache.plans.emplace(key, plan);
+  return plan;
+}
+
+bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+void run_plan(const ConvPlan& plan, const void* x, const void* w, const void* bias, void* y, bool relu, const char* op) {
+  cudnnHandle_t h = cudnn();
+  const float one = 1.0f, zero = 0.0f;
+  void* ws = plan.workspace_bytes ? workspace(plan.workspace_bytes) : nullptr;
+  if (relu && bias) {
+    // alpha2 = 0: z (the output itself) is not read.
+    ok(cudnnConvolutionBiasActivationForward(h, &one, plan.x, x, plan.w, w, plan.conv, plan.algo, ws, plan.workspace_bytes, &zero, plan.y, y,
+                                             plan.bias, bias, plan.relu, plan.y, y),
+       op, "cudnnConvolutionBiasActivationForward");
+    return;
+  }
+  ok(cudnnConvolutionForward(h, &one, plan.x, x, plan.w, w, plan.conv, plan.algo, ws, plan.workspace_bytes, &zero, plan.y, y), op,
+     "cudnnConvolutionForward");
+  if (bias) ok(cudnnAddTensor(h, &one, plan.bias, bias, &one, plan.y, y), op, "cudnnAddTensor");
+  if (relu) ok(cudnnActivationForward(h, plan.relu, &one, plan.y, y, &zero, plan.y, y), op, "cudnnActivationForward");
+}
+
+// A view of `t` with a leading dim of 1 (an unbatched input, as conv1d/conv2d accept).
+Tensor with_batch_dim(const Tensor& t) {
+  std::vector<int64_t> sizes{1}, strides{std::max<int64_t>(t.numel(), 1)};
+  sizes.insert(sizes.end(), t.sizes().begin(), t.sizes().end());
+  strides.insert(strides.end(), t.strides().begin(), t.strides().end());
+  return cpu::make_view(t, sizes, strides, t.storage_offset());
+}
+
+Tensor without_batch_dim(const Tensor& t) {
+  std::vector<int64_t> sizes(t.sizes().begin() + 1, t.sizes().end());
+  std::vector<int64_t> strides = contiguous_strides(sizes);
+  return cpu::make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
+}
+
+// conv1d/conv2d(.padding): (input, weight, bias?, stride, padding, dilation, groups).
+Tensor conv_from_stack(const Stack& s, size_t nsp, bool relu, const char* op) {
+  const Tensor &input = s[0].to_tensor(), &weight = s[1].to_tensor();
+  const Tensor bias = cpu::optional_tensor(s[2]);
+  cpu::ConvArgs a;
+  a.stride = cpu::int_list(s[3]);
+  if (s[4].is(IValue::Kind::String))
+    a.padding_mode = s[4].to_string();
+  else
+    a.padding = cpu::int_list(s[4]);
+  a.dilation = cpu::int_list(s[5]);
+  a.groups = s[6].to_int();
+  if (weight.dim() != static_cast<int64_t>(nsp) + 2)
+    throw InvalidInput(fmt::format("{}: expected a {}-D weight, got {}", op, nsp + 2, shape_string(weight.sizes())));
+  if (input.dim() == weight.dim() - 1) return without_batch_dim(convolution(with_batch_dim(input), weight, bias, a, relu, op));
+  return convolution(input, weight, bias, a, relu, op);
+}
+
+void k_conv1d(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 1, false, "conv1d"))); }
+void k_conv2d(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 2, false, "conv2d"))); }
+
+// _convolution, _convolution.deprecated, convolution: (input, weight, bias, stride, padding,
+// dilation, transposed, output_padding, groups, ...flags). The flags (benchmark, deterministic,
+// cudnn_enabled, allow_tf32) are PyTorch's backend choices; --tf32 decides here.
+void k_convolution(Stack& s) {
+  cpu::ConvArgs a;
+  a.stride = cpu::int_list(s[3]);
+  a.padding = cpu::int_list(s[4]);
+  a.dilation = cpu::int_list(s[5]);
+  a.transposed = s[6].to_bool();
+  a.output_padding = cpu::int_list(s[7]);
+  a.groups = s[8].to_int();
+  Tensor r = convolution(s[0].to_tensor(), s[1].to_tensor(), cpu::optional_tensor(s[2]), a, false, "aten::_convolution");
+  cpu::set_output(s, IValue(std::move(r)));
+}
+
+}  // namespace
+
+Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias_arg, const cpu::ConvArgs& args, bool relu, const char* op) {
+  const cpu::ConvParams p = cpu::conv_params(input_arg, weight_arg, bias_arg, args, op);
+  if (input_arg.dtype() != DType::Float32) throw NotOnDevice(fmt::format("{}: dtype {} (float32 only)", op, dtype_name(input_arg.dtype())));
+  if (p.transposed) throw NotOnDevice(fmt::format("{}: transposed convolution", op));
+  if (p.ph_after != p.ph || p.pw_after != p.pw) throw NotOnDevice(fmt::format("{}: asymmetric padding", op));
+  int64_t out_numel = 1;
+  for (int64_t s : p.out_sizes) out_numel *= s;
+  if (out_numel > 0 && input_arg.numel() == 0) throw NotOnDevice(fmt::format("{}: an empty input with a non-empty output", op));
+  for (int64_t v : {p.n, p.c, p.h, p.w, p.oc, p.kh, p.kw, p.oh, p.ow, input_arg.numel(), weight_arg.numel(), out_numel})
+    if (!fits_int(v)) throw NotOnDevice(fmt::format("{}: sizes beyond cuDNN's 32-bit limits", op));
+  const Tensor x = contiguous(input_arg), w = contiguous(weight_arg);
+  const Tensor b = bias_arg.defined() ? contiguous(bias_arg) : Tensor();
+  Tensor out = empty(DType::Float32, p.out_sizes);
+  if (out_numel == 0) return out;
+  const void* bp = b.defined() ? address(b) : nullptr;
+  const std::shared_ptr<const ConvPlan> plan = plan_for(p, address(x), address(w), address(out), bp, op);
+  if (!plan->supported) throw NotOnDevice(fmt::format("{}: {}", op, plan->why));
+  run_plan(*plan, address(x), address(w), bp, address(out), relu, op);
+  return out;
+}
+
+void conv2d_relu_kernel(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 2, true, "conv2d"))); }
+
+void register_conv_kernels() {
+  register_kernel("aten::conv1d", k_conv1d, Backend::CUDA);
+  register_kernel("aten::conv1d.padding", k_conv1d, Backend::CUDA);
+  register_kernel("aten::conv2d", k_conv2d, Backend::CUDA);
+  register_kernel("aten::conv2d.padding", k_conv2d, Backend::CUDA);
+  register_kernel("aten::_convolution", k_convolution, Backend::CUDA);
+  register_kernel("aten::_convolution.deprecated", k_convolution, Backend::CUDA);
+  register_kernel("aten::convolution", k_convolution, Backend::CUDA);
+}
+
+}  // namespace jitctl::cuda

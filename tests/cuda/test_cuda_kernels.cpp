@@ -1,0 +1,224 @@
+// Every CUDA kernel against the CPU kernel of the same name, on random inputs: odd shapes,
+// broadcasting, non-contiguous views, in-place forms. Runs only where a GPU is (test_main_cuda.cpp).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "kernels/cpu/tensor_util.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/registry.h"
+#include "lib/runtime/device_dispatch.h"
+#include "tests/support/output_compare.h"
+
+using namespace jitctl;
+
+namespace {
+
+std::mt19937& rng() {
+  static std::mt19937 g(1234);
+  return g;
+}
+
+Tensor randn(std::vector<int64_t> sizes, float lo = -2.f, float hi = 2.f) {
+  Tensor t = Tensor::empty(DType::Float32, sizes);
+  std::uniform_real_distribution<float> d(lo, hi);
+  auto* p = static_cast<float*>(t.mutable_data());
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = d(rng());
+  return t;
+}
+
+Tensor randint(std::vector<int64_t> sizes, int64_t lo, int64_t hi) {
+  Tensor t = Tensor::empty(DType::Int64, sizes);
+  std::uniform_int_distribution<int64_t> d(lo, hi - 1);
+  auto* p = static_cast<int64_t*>(t.mutable_data());
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = d(rng());
+  return t;
+}
+
+// A transposed view of the last two dims (non-contiguous).
+Tensor transposed(const Tensor& t) {
+  auto sizes = t.sizes();
+  auto strides = t.strides();
+  std::swap(sizes[sizes.size() - 1], sizes[sizes.size() - 2]);
+  std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+  return cpu::make_view(t, sizes, strides, t.storage_offset());
+}
+
+IValue ints(std::vector<int64_t> v) {
+  auto l = std::make_shared<ListData>();
+  for (int64_t x : v) l->items.push_back(IValue(x));
+  return IValue(std::move(l));
+}
+
+IValue tensors(std::vector<Tensor> v) {
+  auto l = std::make_shared<ListData>();
+  for (auto& x : v) l->items.push_back(IValue(x));
+  return IValue(std::move(l));
+}
+
+// A deep copy (the CPU run of an in-place op must not change the device run's inputs).
+IValue clone(const IValue& v) {
+  if (v.is_tensor()) {
+    const Tensor& t = v.to_tensor();
+    if (!t.defined()) return v;
+    Tensor c = cpu::contiguous(t);
+    Tensor out = Tensor::empty(c.dtype(), c.sizes());
+    if (out.nbytes()) std::memcpy(out.mutable_data(), c.data(), out.nbytes());
+    return IValue(out);  // contiguous: the CPU kernels' results do not depend on the layout
+  }
+  if (v.is(IValue::Kind::List)) {
+    auto l = std::make_shared<ListData>();
+    for (const IValue& x : v.to_list()->items) l->items.push_back(clone(x));
+    return IValue(std::move(l));
+  }
+  return v;
+}
+
+int g_on_device = 0, g_fell_back = 0;
+
+// Runs `op` on the CPU and on the GPU and compares every output. `must_run_on_device`: the CUDA
+// kernel must take the case (not throw NotOnDevice).
+void compare(const std::string& op, const std::vector<IValue>& inputs, bool must_run_on_device = true) {
+  CAPTURE(op);
+  KernelFn cpu = find_kernel(op);
+  KernelFn cuda = find_kernel(op, Backend::CUDA);
+  REQUIRE_MESSAGE(bool(cpu), "no CPU kernel " << op);
+  REQUIRE_MESSAGE(bool(cuda), "no CUDA kernel " << op);
+  Stack host;
+  for (const IValue& v : inputs) host.push_back(clone(v));
+  cpu(host);
+  Stack dev;
+  for (const IValue& v : inputs) dev.push_back(values_to_device(v.is_tensor() && v.to_tensor().defined() && !v.to_tensor().is_contiguous() ? v : clone(v)));
+  // Non-contiguous inputs are uploaded as views of an uploaded base, so the kernel sees the strides.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].is_tensor() || !inputs[i].to_tensor().defined() || inputs[i].to_tensor().is_contiguous()) continue;
+    const Tensor& t = inputs[i].to_tensor();
+    Tensor base = Tensor(std::make_shared<TensorImpl>(TensorImpl{t.storage(), 0, {static_cast<int64_t>(t.storage()->nbytes() / element_size(t.dtype()))}, {1}, t.dtype()}));
+    Tensor dbase = run_device()->to_device(clone(IValue(base)).to_tensor());
+    dev[i] = IValue(cpu::make_view(dbase, t.sizes(), t.strides(), t.storage_offset()));
+    CHECK(dev[i].to_tensor().storage()->in_device_memory());
+  }
+  try {
+    cuda(dev);
+    ++g_on_device;
+  } catch (const NotOnDevice& e) {
+    ++g_fell_back;
+    if (must_run_on_device) FAIL_CHECK("the CUDA kernel did not take the case: " << e.what());
+    return;
+  }
+  REQUIRE(dev.size() == host.size());
+  for (size_t i = 0; i < host.size(); ++i) {
+    if (dev[i].is_tensor()) CHECK_MESSAGE(dev[i].to_tensor().storage()->in_device_memory(), "output " << i << " is not in device memory");
+    const std::string d = test::differs(values_to_host(dev[i]), host[i], op + " output " + std::to_string(i), 1e-4, 1e-5);
+    CHECK_MESSAGE(d.empty(), d);
+  }
+}
+
+const IValue none{};
+
+}  // namespace
+
+TEST_CASE("cuda elementwise kernels equal the CPU's") {
+  const Tensor a = randn({3, 5, 7}), b = randn({3, 5, 7}), row = randn({5, 1}), t = transposed(randn({3, 7, 5}));
+  for (const char* op : {"aten::add.Tensor", "aten::sub.Tensor"}) {
+    compare(op, {a, b, IValue(int64_t{1})});
+    compare(op, {a, row, IValue(2.5)});  // broadcast, alpha
+    compare(op, {t, a, IValue(int64_t{1})});  // non-contiguous
+  }
+  for (const char* op : {"aten::mul.Tensor", "aten::div.Tensor", "aten::maximum", "aten::minimum"}) {
+    compare(op, {a, b});
+    compare(op, {t, row});
+  }
+  compare("aten::add.Scalar", {a, IValue(1.5), IValue(int64_t{1})});
+  compare("aten::mul.Scalar", {t, IValue(-3.0)});
+  compare("aten::add_.Tensor", {randn({4, 6}), randn({6}), IValue(int64_t{1})});
+  compare("aten::mul_.Tensor", {randn({4, 6}), randn({4, 1})});
+  compare("aten::add.Tensor", {randint({9, 4}, -50, 50), randint({4}, -5, 5), IValue(int64_t{3})});
+  for (const char* op : {"aten::eq.Tensor", "aten::lt.Tensor", "aten::ge.Tensor"}) compare(op, {a, b});
+  compare("aten::gt.Scalar", {t, IValue(0.25)});
+  Stack cond{IValue(randn({5, 7})), IValue(0.0)};
+  find_kernel("aten::gt.Scalar")(cond);
+  compare("aten::where.self", {cond[0], a, row});
+  for (const char* op : {"aten::relu", "aten::sigmoid", "aten::tanh", "aten::silu", "aten::hardswish", "aten::hardsigmoid", "aten::exp",
+                         "aten::neg", "aten::abs", "aten::erf", "aten::relu6", "aten::mish"}) {
+    compare(op, {a});
+    compare(op, {t});
+  }
+  compare("aten::gelu", {a, IValue(std::string("none"))});
+  compare("aten::gelu", {t, IValue(std::string("tanh"))});
+  compare("aten::sqrt", {randn({17, 3}, 0.01f, 4.f)});
+  compare("aten::log", {randn({17, 3}, 0.01f, 4.f)});
+  compare("aten::relu_", {randn({2, 33})});
+  compare("aten::hardtanh", {a, IValue(-0.5), IValue(0.75)});
+  compare("aten::leaky_relu", {t, IValue(0.1)});
+  compare("aten::elu", {a, IValue(1.0), IValue(int64_t{1}), IValue(int64_t{1})});
+  compare("aten::softplus", {a, IValue(int64_t{1}), IValue(int64_t{20})});
+  compare("aten::clamp", {a, IValue(-1.0), IValue(0.5)});
+  compare("aten::clamp", {t, none, IValue(0.5)});
+}
+
+TEST_CASE("cuda reductions, softmax and norms equal the CPU's") {
+  const Tensor a = randn({4, 9, 13}), t = transposed(randn({4, 13, 9}));
+  compare("aten::sum", {a, none});
+  compare("aten::sum.dim_IntList", {a, ints({1}), IValue(true), none});
+  compare("aten::sum.dim_IntList", {t, ints({0, 2}), IValue(false), none});
+  compare("aten::mean.dim", {a, ints({-1}), IValue(false), none});
+  compare("aten::mean.dim", {t, ints({2, 3 - 3}), IValue(true), none});
+  compare("aten::amax", {a, ints({1}), IValue(false)});
+  compare("aten::argmax", {a, IValue(int64_t{2}), IValue(false)});
+  for (const char* op : {"aten::softmax.int", "aten::log_softmax.int"}) {
+    compare(op, {a, IValue(int64_t{-1}), none});
+    compare(op, {a, IValue(int64_t{1}), none});
+    compare(op, {t, IValue(int64_t{2}), none});
+    compare(op, {randn({3, 1000}, -20.f, 20.f), IValue(int64_t{1}), none});
+  }
+  const Tensor x = randn({3, 6, 5, 7});
+  compare("aten::batch_norm", {x, randn({6}), randn({6}), randn({6}), randn({6}, 0.5f, 2.f), IValue(false), IValue(0.1), IValue(1e-5), IValue(true)});
+  compare("aten::layer_norm", {randn({5, 11, 37}), ints({37}), randn({37}), randn({37}), IValue(1e-5), IValue(true)});
+  compare("aten::layer_norm", {randn({5, 11, 37}), ints({11, 37}), none, none, IValue(1e-5), IValue(true)});
+  compare("aten::group_norm", {x, IValue(int64_t{3}), randn({6}), randn({6}), IValue(1e-5), IValue(true)});
+}
+
+TEST_CASE("cuda shape kernels equal the CPU's") {
+  const Tensor a = randn({4, 5, 6}), t = transposed(randn({4, 6, 5}));
+  compare("aten::contiguous", {t, IValue(int64_t{0})});
+  compare("aten::clone", {t, none});
+  compare("aten::cat", {tensors({a, randn({4, 3, 6}), t}), IValue(int64_t{1})});
+  compare("aten::cat", {tensors({a, randn({4, 5, 2})}), IValue(int64_t{-1})});
+  compare("aten::stack", {tensors({a, randn({4, 5, 6})}), IValue(int64_t{0})});
+  compare("aten::embedding", {randn({20, 8}), randint({3, 7}, 0, 20), IValue(int64_t{-1}), IValue(false), IValue(false)});
+  compare("aten::index_select", {a, IValue(int64_t{1}), randint({9}, 0, 5)});
+  compare("aten::reshape", {t, ints({4, -1})});
+  compare("aten::to.dtype", {a, IValue(int64_t{4}), IValue(false), IValue(false), none});  // int64
+}
+
+TEST_CASE("cuda matrix products equal the CPU's") {
+  compare("aten::mm", {randn({33, 17}), randn({17, 29})});
+  compare("aten::mm", {transposed(randn({33, 17})), randn({33, 5})});
+  compare("aten::addmm", {randn({29}), randn({33, 17}), randn({17, 29}), IValue(int64_t{1}), IValue(int64_t{1})});
+  compare("aten::bmm", {randn({3, 7, 9}), transposed(randn({3, 11, 9}))});
+  compare("aten::matmul", {randn({2, 3, 7, 9}), randn({9, 4})});
+  compare("aten::matmul", {randn({2, 1, 7, 9}), randn({3, 9, 4})});
+  compare("aten::matmul", {randn({9}), randn({9, 4})});
+  compare("aten::linear", {randn({2, 5, 19}), randn({23, 19}), randn({23})});
+  compare("aten::linear", {randn({1, 64}), randn({10, 64}), none});
+}
+
+TEST_CASE("cuda convolutions and pooling equal the CPU's") {
+  const Tensor x = randn({2, 4, 17, 19});
+  compare("aten::conv2d", {x, randn({8, 4, 3, 3}), randn({8}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(int64_t{1})});
+  compare("aten::conv2d", {x, randn({6, 2, 3, 3}), none, ints({1, 1}), ints({1, 1}), ints({1, 1}), IValue(int64_t{2})});  // groups
+  compare("aten::conv2d", {x, randn({4, 1, 5, 5}), randn({4}), ints({1, 1}), ints({2, 2}), ints({1, 1}), IValue(int64_t{4})});  // depthwise
+  compare("aten::conv2d", {x, randn({5, 4, 3, 3}), randn({5}), ints({1, 1}), ints({2, 2}), ints({2, 2}), IValue(int64_t{1})});  // dilation
+  compare("aten::conv2d", {x, randn({16, 4, 1, 1}), randn({16}), ints({1, 1}), ints({0, 0}), ints({1, 1}), IValue(int64_t{1})});  // 1x1
+  compare("aten::conv1d", {randn({2, 3, 31}), randn({5, 3, 4}), randn({5}), ints({2}), ints({1}), ints({1}), IValue(int64_t{1})});
+  compare("aten::max_pool2d", {x, ints({3, 3}), ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(true)});
+  compare("aten::max_pool2d", {x, ints({2, 2}), ints({2, 2}), ints({0, 0}), ints({1, 1}), IValue(false)});
+  compare("aten::avg_pool2d", {x, ints({3, 3}), ints({2, 2}), ints({1, 1}), IValue(true), IValue(false), none});
+  compare("aten::adaptive_avg_pool2d", {x, ints({1, 1})});
+  compare("aten::adaptive_avg_pool2d", {x, ints({3, 5})});
+  compare("aten::upsample_nearest2d.vec", {x, ints({34, 38}), none});
+  MESSAGE("cases run on the device: " << g_on_device << ", fell back to the CPU: " << g_fell_back);
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The GPU checks in one go, for a machine with an NVIDIA GPU (issue 14): the CUDA kernel and corpus
+# tests (tests/cuda), then ResNet-18 timed by `jitctl bench --device cuda` beside PyTorch's
+# torch.jit.load on the same GPU, and beside jitctl on the CPU.
+#   tests/gpu/run_gpu_checks.sh BINDIR OUTDIR
+# BINDIR holds jitctl, libjitctl_cuda.so and cuda_tests (a build's cli/, kernels/cuda/ and tests/
+# outputs side by side), and in BINDIR/lib the libraries they need that the machine lacks:
+# tests/gpu/pack_build.sh makes such a folder from a build. PyTorch with CUDA (python3 -c 'import torch') is needed for the comparison.
+set -uo pipefail
+bin=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+py=${PYTHON:-python3}
+
+# cuBLAS and cuDNN: from the system, else from PyTorch's wheels.
+libs=""
+for d in /usr/local/cuda/lib64 $($py -c 'import nvidia, os; p = nvidia.__path__[0]; print(" ".join(os.path.join(p, x, "lib") for x in os.listdir(p)))' 2>/dev/null); do
+  [ -d "$d" ] && libs="$libs:$d"
+done
+export LD_LIBRARY_PATH="${bin}/lib${libs}:${LD_LIBRARY_PATH:-}"
+export JITCTL_TESTDATA="$root/testdata"
+J="$bin/jitctl"
+
+section() { echo; echo "=== $*"; }
+section "machine"
+nvidia-smi -L
+"$J" --version
+
+section "cuda_tests (kernels against the CPU; the corpus against PyTorch's outputs; graph replay)"
+"$bin/cuda_tests" --duration=true 2>&1 | tail -n 400 | tee "$out/cuda_tests.log" | grep -vE '^\s*$' | tail -n 120
+
+section "ResNet-18 (torchvision, random weights, traced by this machine's PyTorch)"
+work=$(mktemp -d)
+$py "$root/tests/gpu/torch_gpu_bench.py" make "$work"
+"$J" optimize "$work/resnet18_traced.pt" -o "$work/resnet18_opt.pt"
+"$J" run "$work/resnet18_opt.pt" --inputs "$work/resnet18_in_b1.pt" --device cuda -o "$work/out_cuda.pt"
+"$J" run "$work/resnet18_traced.pt" --inputs "$work/resnet18_in_b1.pt" -o "$work/out_cpu.pt"
+$py - "$work" <<'PY'
+import sys, torch
+w = sys.argv[1]
+want = torch.load(f"{w}/resnet18_out_b1.pt")
+for name in ("out_cuda", "out_cpu"):
+    got = torch.load(f"{w}/{name}.pt")
+    print(f"{name}: max abs diff from PyTorch {float((got - want).abs().max()):.3g}, allclose(rtol=1e-3, atol=1e-4) {torch.allclose(got, want, rtol=1e-3, atol=1e-4)}")
+PY
+
+section "side by side: jitctl bench --device cuda and PyTorch torch.jit.load (median ms per call, inputs resident)"
+for batch in 1 32; do
+  spec="float32[$batch,3,224,224]"
+  for tf in "" "--tf32"; do
+    for model in resnet18_opt resnet18_traced; do
+      "$J" bench "$work/$model.pt" --input-spec "$spec" --device cuda $tf --warmup 10 --iters 300 --rounds 3 --format json > "$out/jitctl_${model}_b${batch}${tf}.json" || echo "jitctl bench failed: $model b$batch $tf"
+      $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl {sys.argv[2]:16s} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  ({j['graph']})\")" "$out/jitctl_${model}_b${batch}${tf}.json" "$model"
+    done
+    "$J" bench "$work/resnet18_opt.pt" --input-spec "$spec" --device cuda $tf --no-graphs --warmup 10 --iters 300 --rounds 3 --format json > "$out/jitctl_nographs_b${batch}${tf}.json"
+    $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt no graph batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/jitctl_nographs_b${batch}${tf}.json"
+    for g in "" "--graph"; do
+      $py "$root/tests/gpu/torch_gpu_bench.py" time "$work/resnet18_traced.pt" --batch $batch $tf $g --iters 300 | tee -a "$out/torch.jsonl" |
+        $py -c "import json,sys; j=json.loads(sys.stdin.read()); print(f\"torch {j['torch']} jit.load{' graph' if j['graph'] else ''} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")"
+    done
+  done
+done
+
+section "beside the CPU: jitctl bench on this machine's cores, batch 1"
+"$J" bench "$work/resnet18_opt.pt" --input-spec 'float32[1,3,224,224]' --warmup 3 --iters 30 --rounds 3 2>&1 | tail -n 12
+rm -rf "$work"

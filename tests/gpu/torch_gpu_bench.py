@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""PyTorch's side of the GPU benchmarks (tests/gpu/run_gpu_checks.sh), on the same GPU in the same
+call as jitctl's: ResNet-18 through torch.jit.load at batch 1 and 32, fp32 (TF32 off for
+convolutions and matmuls) and with TF32 allowed, as eager calls and as a replayed CUDA graph.
+Each figure is the median of --iters calls, each timed from launch until torch.cuda.synchronize()
+returns, inputs resident on the GPU (what `jitctl bench --device cuda` times).
+
+  make:  torch_gpu_bench.py make DIR      writes DIR/resnet18_traced.pt (torchvision, random weights)
+  time:  torch_gpu_bench.py time MODEL --batch N [--tf32] [--graph] [--iters N]  -> one JSON line
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+
+def make(dir_):
+    import torchvision
+    torch.manual_seed(0)
+    m = torchvision.models.resnet18(weights=None).eval()
+    x = torch.randn(1, 3, 224, 224)
+    with torch.no_grad():
+        t = torch.jit.trace(m, x)
+    t.save(f"{dir_}/resnet18_traced.pt")
+    torch.save((x,), f"{dir_}/resnet18_in_b1.pt")
+    torch.save((torch.randn(32, 3, 224, 224),), f"{dir_}/resnet18_in_b32.pt")
+    with torch.no_grad():
+        torch.save(t(x), f"{dir_}/resnet18_out_b1.pt")
+
+
+def time_model(args):
+    torch.backends.cudnn.allow_tf32 = args.tf32
+    torch.backends.cuda.matmul.allow_tf32 = args.tf32
+    m = torch.jit.load(args.model, map_location="cuda").eval()
+    x = torch.randn(args.batch, 3, 224, 224, device="cuda")
+    with torch.no_grad():
+        for _ in range(10):
+            m(x)
+        torch.cuda.synchronize()
+        call = lambda: m(x)
+        if args.graph:
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    m(x)
+            torch.cuda.current_stream().wait_stream(s)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                m(x)
+            call = g.replay
+            for _ in range(5):
+                call()
+            torch.cuda.synchronize()
+        ms = []
+        for _ in range(args.iters):
+            t0 = time.perf_counter()
+            call()
+            torch.cuda.synchronize()
+            ms.append((time.perf_counter() - t0) * 1000)
+    p50 = statistics.median(ms)
+    print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "batch": args.batch, "tf32": args.tf32,
+                      "graph": args.graph, "p50_ms": p50, "min_ms": min(ms), "items_per_s": args.batch * 1000 / p50}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    mk = sub.add_parser("make")
+    mk.add_argument("dir")
+    tm = sub.add_parser("time")
+    tm.add_argument("model")
+    tm.add_argument("--batch", type=int, default=1)
+    tm.add_argument("--tf32", action="store_true")
+    tm.add_argument("--graph", action="store_true")
+    tm.add_argument("--iters", type=int, default=300)
+    a = ap.parse_args()
+    if a.cmd == "make":
+        make(a.dir)
+    else:
+        time_model(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
