@@ -198,17 +198,19 @@ std::shared_ptr<const ConvPlan> plan_for(const cpu::ConvParams& p, const void* x
 
 bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
-void run_plan(const ConvPlan& plan, const void* x, const void* w, const void* bias, void* y, bool relu, const char* op) {
+// `residual` (may be null): relu(conv + bias + residual), the residual block's tail in one call.
+void run_plan(const ConvPlan& plan, const void* x, const void* w, const void* bias, void* y, bool relu, const void* residual, const char* op) {
   cudnnHandle_t h = cudnn();
   const float one = 1.0f, zero = 0.0f;
   void* ws = plan.workspace_bytes ? workspace(plan.workspace_bytes) : nullptr;
   if (relu && bias) {
-    // alpha2 = 0: z (the output itself) is not read.
-    ok(cudnnConvolutionBiasActivationForward(h, &one, plan.x, x, plan.w, w, plan.conv, plan.algo, ws, plan.workspace_bytes, &zero, plan.y, y,
-                                             plan.bias, bias, plan.relu, plan.y, y),
+    // alpha2 = 0 without a residual: z (the output itself) is not read.
+    ok(cudnnConvolutionBiasActivationForward(h, &one, plan.x, x, plan.w, w, plan.conv, plan.algo, ws, plan.workspace_bytes,
+                                             residual ? &one : &zero, plan.y, residual ? residual : y, plan.bias, bias, plan.relu, plan.y, y),
        op, "cudnnConvolutionBiasActivationForward");
     return;
   }
+  if (residual) throw std::logic_error("a residual is fused only with a bias and relu");
   ok(cudnnConvolutionForward(h, &one, plan.x, x, plan.w, w, plan.conv, plan.algo, ws, plan.workspace_bytes, &zero, plan.y, y), op,
      "cudnnConvolutionForward");
   if (bias) ok(cudnnAddTensor(h, &one, plan.bias, bias, &one, plan.y, y), op, "cudnnAddTensor");
@@ -267,8 +269,14 @@ void k_convolution(Stack& s) {
 
 }  // namespace
 
-Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias_arg, const cpu::ConvArgs& args, bool relu, const char* op) {
+Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias_arg, const cpu::ConvArgs& args, bool relu, const char* op,
+                   const Tensor& residual_arg) {
   const cpu::ConvParams p = cpu::conv_params(input_arg, weight_arg, bias_arg, args, op);
+  if (residual_arg.defined()) {
+    if (!relu || !bias_arg.defined()) throw NotOnDevice(fmt::format("{}: a fused residual needs a bias and relu", op));
+    if (residual_arg.sizes() != p.out_sizes || residual_arg.dtype() != DType::Float32)
+      throw NotOnDevice(fmt::format("{}: a residual of another shape or dtype (broadcast)", op));
+  }
   if (input_arg.dtype() != DType::Float32) throw NotOnDevice(fmt::format("{}: dtype {} (float32 only)", op, dtype_name(input_arg.dtype())));
   if (p.transposed) throw NotOnDevice(fmt::format("{}: transposed convolution", op));
   if (p.ph_after != p.ph || p.pw_after != p.pw) throw NotOnDevice(fmt::format("{}: asymmetric padding", op));
@@ -282,10 +290,30 @@ Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tens
   Tensor out = empty(DType::Float32, p.out_sizes);
   if (out_numel == 0) return out;
   const void* bp = b.defined() ? address(b) : nullptr;
+  const Tensor r = residual_arg.defined() ? contiguous(residual_arg) : Tensor();
   const std::shared_ptr<const ConvPlan> plan = plan_for(p, address(x), address(w), address(out), bp, op);
   if (!plan->supported) throw NotOnDevice(fmt::format("{}: {}", op, plan->why));
-  run_plan(*plan, address(x), address(w), bp, address(out), relu, op);
+  run_plan(*plan, address(x), address(w), bp, address(out), relu, r.defined() ? address(r) : nullptr, op);
   return out;
+}
+
+// jitctl::conv2d_fused: (input, weight, bias?, stride, padding, dilation, groups, residual?, relu)
+// -> relu?(conv2d(...) + residual?): the runtime's fusion of a convolution with the add and relu
+// that consume it (lib/runtime/device_fusion.h). Batched 4-D input only.
+void conv2d_fused_kernel(Stack& s) {
+  const Tensor &input = s[0].to_tensor(), &weight = s[1].to_tensor();
+  if (input.dim() != 4 || weight.dim() != 4) throw NotOnDevice("conv2d_fused: a batched 4-D input and weight only");
+  cpu::ConvArgs a;
+  a.stride = cpu::int_list(s[3]);
+  if (s[4].is(IValue::Kind::String))
+    a.padding_mode = s[4].to_string();
+  else
+    a.padding = cpu::int_list(s[4]);
+  a.dilation = cpu::int_list(s[5]);
+  a.groups = s[6].to_int();
+  const Tensor residual = cpu::optional_tensor(s[7]);
+  Tensor out = convolution(input, weight, cpu::optional_tensor(s[2]), a, s[8].to_bool(), "conv2d", residual);
+  cpu::set_output(s, IValue(std::move(out)));
 }
 
 void conv2d_relu_kernel(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 2, true, "conv2d"))); }
@@ -298,6 +326,7 @@ void register_conv_kernels() {
   register_kernel("aten::_convolution", k_convolution, Backend::CUDA);
   register_kernel("aten::_convolution.deprecated", k_convolution, Backend::CUDA);
   register_kernel("aten::convolution", k_convolution, Backend::CUDA);
+  register_kernel("jitctl::conv2d_fused", conv2d_fused_kernel, Backend::CUDA);
 }
 
 }  // namespace jitctl::cuda

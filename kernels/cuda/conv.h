@@ -15,7 +15,9 @@ namespace jitctl::cuda {
 // (padding='same' with an even dilated kernel extent), an empty input with a non-empty output,
 // sizes beyond cuDNN's 32-bit ints, and configurations cuDNN has no algorithm for. The output is
 // a new contiguous device tensor (NCHW) of cpu::ConvParams::out_sizes.
-Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const cpu::ConvArgs& args, bool relu, const char* op);
+// With `residual` (same shape, float32; requires a bias and relu): relu(conv + bias + residual).
+Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const cpu::ConvArgs& args, bool relu, const char* op,
+                   const Tensor& residual = Tensor());
 
 // relu(conv2d(input, weight, bias, ...)): the stack of aten::conv2d or aten::conv2d.padding
 // (input, weight, bias?, stride, padding (int[] or str), dilation, groups), replaced by the one

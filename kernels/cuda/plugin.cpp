@@ -375,6 +375,7 @@ extern "C" __attribute__((visibility("default"))) jitctl::CudaBackend* jitctl_cu
     register_reduction_kernels();
     register_norm_kernels();
     register_shape_kernels();
+    register_factory_kernels();
     register_linear_kernels();
     register_conv_kernels();
     register_pooling_kernels();

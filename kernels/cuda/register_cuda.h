@@ -8,6 +8,7 @@ void register_elementwise_kernels();  // unary/binary math, comparisons, activat
 void register_reduction_kernels();    // sum, mean, amax/amin, softmax, log_softmax
 void register_norm_kernels();         // batch_norm (inference), layer_norm, group_norm
 void register_shape_kernels();        // contiguous, clone, copy_, to, cat, stack, embedding
+void register_factory_kernels();      // zeros/ones/full/empty with device=cuda, *_like, new_*
 void register_linear_kernels();       // mm, bmm, addmm, matmul, linear (cuBLAS)
 void register_conv_kernels();         // conv1d/2d, _convolution (cuDNN); a preparer per node
 void register_pooling_kernels();      // max/avg/adaptive pooling (cuDNN and own kernels)

@@ -1,6 +1,7 @@
 #include "lib/bench/device_bench.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -56,6 +57,7 @@ DeviceBenchResult bench_on_device(const Method& m, const std::vector<IValue>& ar
       r.ms.push_back(since_ms(t0));
     }
   r.graph_note = runner.graph_note();
+  r.host_ops = ops_run_on_host();
   r.memory_in_use = dev->memory_in_use();
   r.memory_reserved = dev->memory_reserved();
   return r;
@@ -73,6 +75,8 @@ std::string device_bench_text(const std::string& model, const DeviceBenchResult&
   out += fmt::format("throughput  {:.1f} calls/s", 1000.0 / p50);
   if (r.batch > 1) out += fmt::format(", {:.0f} items/s (batch {})", 1000.0 / p50 * static_cast<double>(r.batch), r.batch);
   out += fmt::format("\nmemory      {} in use, {} held by the caching allocator\n", human_bytes(r.memory_in_use), human_bytes(r.memory_reserved));
+  out += r.host_ops.empty() ? std::string("host ops    none: every op ran on the GPU\n")
+                            : fmt::format("host ops    {} (no CUDA kernel takes their case: copied to the host and back)\n", fmt::join(r.host_ops, ", "));
   return out;
 }
 
@@ -96,6 +100,7 @@ nlohmann::ordered_json device_bench_json(const std::string& model, const std::st
   j["items_per_s"] = r.batch > 0 ? 1000.0 / percentile(s, 50) * static_cast<double>(r.batch) : 0.0;
   j["memory_in_use_bytes"] = r.memory_in_use;
   j["memory_reserved_bytes"] = r.memory_reserved;
+  j["host_ops"] = r.host_ops;
   j["ms"] = r.ms;
   return j;
 }

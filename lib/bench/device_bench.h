@@ -30,6 +30,7 @@ struct DeviceBenchResult {
   int64_t batch = 0;         // the first tensor argument's first dimension (0: none)
   size_t memory_in_use = 0, memory_reserved = 0;
   bool tf32 = false;
+  std::vector<std::string> host_ops;  // ops that ran on the host (no device kernel took them)
 };
 
 DeviceBenchResult bench_on_device(const Method& m, const std::vector<IValue>& args, const DeviceBenchOptions& opt);

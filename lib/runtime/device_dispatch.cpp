@@ -3,16 +3,27 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <mutex>
+#include <set>
 
 #include "kernels/cuda_backend.h"
 #include "lib/core/error.h"
 #include "lib/ops/schema.h"
+#include "lib/runtime/op_profile.h"
 #include "lib/runtime/prepare.h"
 
 namespace jitctl {
 namespace {
 
 CudaBackend* g_backend = nullptr;
+
+std::mutex g_host_ops_mu;
+std::set<std::string> g_host_ops;  // ops that ran on the host for want of a device kernel
+
+void note_host_op(const std::string& name) {
+  std::lock_guard lock(g_host_ops_mu);
+  g_host_ops.insert(name);
+}
 
 bool in_device_memory(const IValue& v) {
   switch (v.kind()) {
@@ -28,9 +39,16 @@ bool in_device_memory(const IValue& v) {
       for (const IValue& x : v.to_tuple()->items)
         if (in_device_memory(x)) return true;
       return false;
+    case IValue::Kind::Dict:
+      for (const auto& [k, x] : v.to_dict()->items)
+        if (in_device_memory(k) || in_device_memory(x)) return true;
+      return false;
     default: return false;
   }
 }
+
+// A factory's device argument (torch.zeros(..., device=x.device)) naming the GPU.
+bool names_cuda(const IValue& v) { return v.is(IValue::Kind::Device) && v.to_device().type == Device::Type::CUDA; }
 
 template <class F>
 IValue map_tensors(const IValue& v, const F& f) {
@@ -66,17 +84,30 @@ IValue map_tensors(const IValue& v, const F& f) {
 
 class Dispatch final : public PreparedKernel {
  public:
-  Dispatch(std::string name, KernelFn cpu, KernelFn cuda, std::shared_ptr<const PreparedKernel> cuda_prepared, std::vector<size_t> written)
-      : name_(std::move(name)), cpu_(cpu), cuda_(cuda), cuda_prepared_(std::move(cuda_prepared)), written_(std::move(written)) {}
+  Dispatch(std::string name, KernelFn cpu, KernelFn cuda, std::shared_ptr<const PreparedKernel> cuda_prepared, std::vector<size_t> written,
+           bool makes_tensors)
+      : name_(std::move(name)), cpu_(cpu), cuda_(cuda), cuda_prepared_(std::move(cuda_prepared)), written_(std::move(written)),
+        makes_tensors_(makes_tensors) {}
 
   void run(Stack& s) const override {
-    bool on_device = false;
-    for (const IValue& v : s)
-      if (in_device_memory(v)) {
-        on_device = true;
-        break;
-      }
-    if (!on_device) return cpu_(s);
+    bool on_device = false, device_arg = false;
+    for (const IValue& v : s) {
+      if (in_device_memory(v)) on_device = true;
+      if (names_cuda(v)) device_arg = true;
+    }
+    if (!on_device && !(device_arg && makes_tensors_)) return cpu_(s);
+    if (!on_device) return on_host(s);  // the CPU kernel makes it on the host; it moves to the GPU
+    if (profiling_) {
+      // JITCTL_PROFILE: each op's time is its device time (the interpreter times run()).
+      run_on_device(s);
+      run_device()->synchronize();
+      return;
+    }
+    run_on_device(s);
+  }
+
+ private:
+  void run_on_device(Stack& s) const {
     if (cuda_prepared_ || cuda_) {
       Stack saved = s;
       try {
@@ -99,16 +130,16 @@ class Dispatch final : public PreparedKernel {
     on_host(s);
   }
 
- private:
   // The CPU kernel on host copies; its tensor outputs go back to the device, and arguments it
   // writes (an in-place op's self, out=) are written back into their device tensors.
   void on_host(Stack& s) const {
+    if (!noted_.exchange(true, std::memory_order_relaxed)) note_host_op(name_);
     std::vector<Tensor> device_args(s.size());
     for (size_t i : written_)
       if (i < s.size() && s[i].is_tensor() && in_device_memory(s[i])) device_args[i] = s[i].to_tensor();
     std::vector<Tensor> host_args(s.size());
     for (size_t i = 0; i < s.size(); ++i) {
-      s[i] = values_to_host(s[i]);
+      s[i] = names_cuda(s[i]) ? IValue(Device{}) : values_to_host(s[i]);
       if (device_args[i].defined()) host_args[i] = s[i].to_tensor();
     }
     cpu_(s);
@@ -132,7 +163,10 @@ class Dispatch final : public PreparedKernel {
   KernelFn cpu_, cuda_;
   std::shared_ptr<const PreparedKernel> cuda_prepared_;
   std::vector<size_t> written_;  // arguments the schema marks (a!)
+  bool makes_tensors_;           // returns a Tensor: a factory given device=cuda makes it on the GPU
   mutable std::atomic<bool> needs_host_{false};
+  mutable std::atomic<bool> noted_{false};
+  const bool profiling_ = op_profile_enabled();
 };
 
 }  // namespace
@@ -148,6 +182,11 @@ CudaBackend& select_run_device(const Device& device, bool tf32) {
 
 CudaBackend* run_device() { return g_backend; }
 
+std::vector<std::string> ops_run_on_host() {
+  std::lock_guard lock(g_host_ops_mu);
+  return {g_host_ops.begin(), g_host_ops.end()};
+}
+
 std::shared_ptr<const PreparedKernel> device_dispatch(const Node* n, const FunctionSchema* s, const std::string& name, KernelFn cpu) {
   KernelFn cuda = find_kernel(name, Backend::CUDA);
   std::shared_ptr<const PreparedKernel> prepared;
@@ -160,7 +199,10 @@ std::shared_ptr<const PreparedKernel> device_dispatch(const Node* n, const Funct
   if (s)
     for (size_t i = 0; i < s->arguments.size(); ++i)
       if (s->arguments[i].is_write()) written.push_back(i);
-  return std::make_shared<Dispatch>(name, cpu, cuda, std::move(prepared), std::move(written));
+  bool makes_tensors = false;
+  if (s)
+    for (const Argument& r : s->returns) makes_tensors = makes_tensors || r.type->cast<TensorType>() != nullptr;
+  return std::make_shared<Dispatch>(name, cpu, cuda, std::move(prepared), std::move(written), makes_tensors);
 }
 
 IValue values_to_device(const IValue& v) {

@@ -32,6 +32,10 @@ CudaBackend& select_run_device(const Device& device, bool tf32);
 // The backend selected by select_run_device, or nullptr (running on the CPU).
 CudaBackend* run_device();
 
+// The ops (schema names) that have run on the host so far for want of a device kernel that takes
+// their case (what `bench --device cuda` reports: each costs copies and prevents a CUDA graph).
+std::vector<std::string> ops_run_on_host();
+
 // The dispatcher for node `n` (schema name `name`, CPU kernel `cpu`), when a device is selected.
 std::shared_ptr<const PreparedKernel> device_dispatch(const Node* n, const FunctionSchema* schema, const std::string& name, KernelFn cpu);
 

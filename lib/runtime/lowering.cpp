@@ -10,6 +10,7 @@
 #include "lib/ops/schema_registry.h"
 #include "lib/ir/constants.h"
 #include "lib/runtime/device_dispatch.h"
+#include "lib/runtime/device_fusion.h"
 #include "lib/runtime/prepare.h"
 #include "lib/runtime/prim_ops.h"
 
@@ -102,9 +103,9 @@ class Lowering {
     std::unordered_set<const Node*> grouped;
     for (Node* n : b->nodes()) {
       if (grouped.count(n)) continue;
-      // The CPU's prepared groups (packed weights, oneDNN) are not for a device run.
-      if (run_device()) continue;
-      auto g = prepare_group(n, &kernel_for, [&](const Node* m) { return grouped.count(m) > 0; });
+      // On the GPU its own fusions; the CPU's prepared groups (packed weights, oneDNN) are not for it.
+      auto taken = [&](const Node* m) { return grouped.count(m) > 0; };
+      auto g = run_device() ? device_group(n, &dispatch_for, taken) : prepare_group(n, &kernel_for, taken);
       if (!g) continue;
       for (Node* m : g->nodes) grouped.insert(m);
       group_at.emplace(g->nodes.back(), std::move(*g));
@@ -237,6 +238,14 @@ class Lowering {
     if (!k) k = find_prim_op(name);
     if (!k) k = find_prim_op(n->kind().qual_string());
     return k;
+  }
+
+  // A node's device dispatcher (device_dispatch.h), for the device fusions' unfused path.
+  static std::shared_ptr<const PreparedKernel> dispatch_for(const Node* n) {
+    const FunctionSchema* s = schema_of(n);
+    const KernelFn k = kernel_for(n);
+    if (!k) throw std::logic_error("a fused node without a kernel");
+    return device_dispatch(n, s, s ? s->full_name() : std::string(n->kind().qual_string()), k);
   }
 
   void emit_kernel(Node* n) {

@@ -87,7 +87,8 @@ void compare(const std::string& op, const std::vector<IValue>& inputs, bool must
   REQUIRE_MESSAGE(bool(cpu), "no CPU kernel " << op);
   REQUIRE_MESSAGE(bool(cuda), "no CUDA kernel " << op);
   Stack host;
-  for (const IValue& v : inputs) host.push_back(clone(v));
+  // The CPU kernel makes on the host what a device=cuda argument asks the GPU for.
+  for (const IValue& v : inputs) host.push_back(v.is(IValue::Kind::Device) ? IValue(Device{}) : clone(v));
   cpu(host);
   Stack dev;
   for (const IValue& v : inputs) dev.push_back(values_to_device(v.is_tensor() && v.to_tensor().defined() && !v.to_tensor().is_contiguous() ? v : clone(v)));
@@ -221,4 +222,38 @@ TEST_CASE("cuda convolutions and pooling equal the CPU's") {
   compare("aten::adaptive_avg_pool2d", {x, ints({3, 5})});
   compare("aten::upsample_nearest2d.vec", {x, ints({34, 38}), none});
   MESSAGE("cases run on the device: " << g_on_device << ", fell back to the CPU: " << g_fell_back);
+}
+
+TEST_CASE("the fused convolution (conv + bias + residual, relu) equals the CPU's three ops") {
+  const Tensor x = randn({2, 8, 15, 13}), w = randn({8, 8, 3, 3}, -0.3f, 0.3f), b = randn({8}), r = randn({2, 8, 15, 13});
+  const std::vector<IValue> conv_args{x, w, b, ints({1, 1}), ints({1, 1}), ints({1, 1}), IValue(int64_t{1})};
+  Stack ref(conv_args.begin(), conv_args.end());
+  find_kernel("aten::conv2d")(ref);
+  Stack add{ref[0], IValue(r), IValue(int64_t{1})};
+  find_kernel("aten::add.Tensor")(add);
+  Stack relu{add[0]};
+  find_kernel("aten::relu")(relu);
+  KernelFn fused = find_kernel("jitctl::conv2d_fused", Backend::CUDA);
+  REQUIRE(bool(fused));
+  for (bool residual : {true, false}) {
+    CAPTURE(residual);
+    Stack f;
+    for (const IValue& a : conv_args) f.push_back(values_to_device(a));
+    f.push_back(residual ? values_to_device(IValue(r)) : IValue());
+    f.push_back(IValue(true));
+    fused(f);
+    REQUIRE(f.size() == 1);
+    Stack want_relu_only{ref[0]};
+    find_kernel("aten::relu")(want_relu_only);
+    const IValue& want = residual ? relu[0] : want_relu_only[0];
+    const std::string d = test::differs(values_to_host(f[0]), want, "conv2d_fused", 1e-4, 1e-4);
+    CHECK_MESSAGE(d.empty(), d);
+  }
+}
+
+TEST_CASE("factories given device=cuda make their tensors on the GPU") {
+  const IValue cuda{Device{Device::Type::CUDA, 0}};
+  compare("aten::zeros", {ints({3, 4}), none, none, cuda, none});
+  compare("aten::full", {ints({2, 5}), IValue(2.5), none, none, cuda, none});
+  compare("aten::ones_like", {randn({3, 7}), none, none, none, none, none});
 }
