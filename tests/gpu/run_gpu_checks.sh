@@ -38,18 +38,27 @@ $py "$root/tests/gpu/torch_gpu_bench.py" make "$work"
 "$J" optimize "$work/resnet18_traced.pt" -o "$work/resnet18_opt.pt"
 "$J" run "$work/resnet18_opt.pt" --inputs "$work/resnet18_in_b1.pt" --device cuda -o "$work/out_cuda.pt"
 "$J" run "$work/resnet18_traced.pt" --inputs "$work/resnet18_in_b1.pt" -o "$work/out_cpu.pt"
+"$J" run "$work/cuda_saved.pt" --inputs "$work/cuda_saved_in.pt" --device cuda -o "$work/saved_cuda.pt"
+"$J" run "$work/cuda_saved.pt" --inputs "$work/cuda_saved_in.pt" --device cpu -o "$work/saved_cpu.pt"
 $py - "$work" <<'PY'
 import sys, torch
 w = sys.argv[1]
-want = torch.load(f"{w}/resnet18_out_b1.pt")
-for name in ("out_cuda", "out_cpu"):
+for name, ref in (("out_cuda", "resnet18_out_b1"), ("out_cpu", "resnet18_out_b1"), ("saved_cuda", "cuda_saved_out"), ("saved_cpu", "cuda_saved_out")):
+    want = torch.load(f"{w}/{ref}.pt")
     try:
         got = torch.load(f"{w}/{name}.pt")
     except FileNotFoundError:
         print(f"{name}: missing (the run failed)")
         continue
-    print(f"{name}: max abs diff from PyTorch {float((got - want).abs().max()):.3g}, allclose(rtol=1e-3, atol=1e-4) {torch.allclose(got, want, rtol=1e-3, atol=1e-4)}")
+    print(f"{name} ({ref}): max abs diff from PyTorch {float((got - want).abs().max()):.3g}, allclose(rtol=1e-3, atol=1e-4) {torch.allclose(got, want, rtol=1e-3, atol=1e-4)}")
 PY
+
+section "check-trace --device cuda (the traces run on the GPU)"
+for m in resnet_block_traced cnn_basic_traced mlp_traced; do
+  "$J" check-trace "$root/testdata/models/$m.pt" --inputs "$root/testdata/models/$m.in0.pt" --inputs "$root/testdata/models/$m.in1.pt" --device cuda --format json > "$out/ct_$m.json"; rc=$?
+  cpu=$("$J" check-trace "$root/testdata/models/$m.pt" --inputs "$root/testdata/models/$m.in0.pt" --inputs "$root/testdata/models/$m.in1.pt" --format json | $py -c "import json,sys; print(json.load(sys.stdin).get('generalizes'))")
+  echo "$m: exit $rc, generalizes on cuda: $($py -c "import json,sys; print(json.load(open(sys.argv[1])).get('generalizes'))" "$out/ct_$m.json"), on cpu: $cpu"
+done
 
 section "side by side: jitctl bench --device cuda and PyTorch torch.jit.load (median ms per call, inputs resident)"
 for batch in 1 32; do
@@ -57,7 +66,7 @@ for batch in 1 32; do
   for tf in "" "--tf32"; do
     for model in resnet18_opt resnet18_traced; do
       timeout 120 "$J" bench "$work/$model.pt" --input-spec "$spec" --device cuda $tf --warmup 10 --iters 300 --rounds 3 --format json > "$out/jitctl_${model}_b${batch}${tf}.json" || echo "jitctl bench failed: $model b$batch $tf"
-      $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl {sys.argv[2]:16s} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  ({j['graph']})\")" "$out/jitctl_${model}_b${batch}${tf}.json" "$model"
+      $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl {sys.argv[2]:16s} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  ({j['graph']}; host ops: {', '.join(j['host_ops']) or 'none'})\")" "$out/jitctl_${model}_b${batch}${tf}.json" "$model"
     done
     timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "$spec" --device cuda $tf --no-graphs --warmup 10 --iters 300 --rounds 3 --format json > "$out/jitctl_nographs_b${batch}${tf}.json"
     $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt no graph batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/jitctl_nographs_b${batch}${tf}.json"

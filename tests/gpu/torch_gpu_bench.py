@@ -30,6 +30,14 @@ def make(dir_):
     torch.save((torch.randn(32, 3, 224, 224),), f"{dir_}/resnet18_in_b32.pt")
     with torch.no_grad():
         torch.save(t(x), f"{dir_}/resnet18_out_b1.pt")
+    # An archive saved from the GPU (storages at cuda:0), which must load on either device.
+    small = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(8 * 16 * 16, 10)).eval()
+    xs = torch.randn(2, 3, 16, 16)
+    with torch.no_grad():
+        want = small(xs)
+        torch.jit.trace(small.cuda(), xs.cuda()).save(f"{dir_}/cuda_saved.pt")
+    torch.save((xs,), f"{dir_}/cuda_saved_in.pt")
+    torch.save(want, f"{dir_}/cuda_saved_out.pt")
 
 
 def set_tf32(tf32):
