@@ -13,6 +13,9 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -137,7 +140,7 @@ std::unique_ptr<ConvPlan> make_descriptors(const cpu::ConvParams& p, bool tf32_m
 
 // Measures the algorithms on these buffers (y is overwritten) and picks one; the plan is marked
 // unsupported when none qualifies.
-void choose_algorithm(ConvPlan& plan, bool tf32_math, const void* x, const void* w, void* y, const char* op) {
+void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, const void* x, const void* w, void* y, const char* op) {
   cudnnHandle_t h = cudnn();
   // The workspace the measurement gets: the most any algorithm within the cap asks for.
   size_t ws_bytes = 0;
@@ -160,6 +163,21 @@ void choose_algorithm(ConvPlan& plan, bool tf32_math, const void* x, const void*
     return;
   }
   ok(found, op, "cudnnFindConvolutionForwardAlgorithmEx");
+  // JITCTL_CUDA_VERBOSE=1: what cuDNN measured for each configuration, for tuning.
+  static const bool verbose = [] {
+    const char* e = std::getenv("JITCTL_CUDA_VERBOSE");
+    return e && *e && std::string_view(e) != "0";
+  }();
+  if (verbose) {
+    std::string line;
+    for (int i = 0; i < returned; ++i) {
+      const cudnnConvolutionFwdAlgoPerf_t& r = perf[static_cast<size_t>(i)];
+      if (r.status == CUDNN_STATUS_SUCCESS)
+        line += fmt::format(" algo{}/{}:{:.1f}us", static_cast<int>(r.algo), r.mathType == CUDNN_FMA_MATH ? "fma" : r.mathType == CUDNN_DEFAULT_MATH ? "default" : "tensor",
+                            r.time * 1000);
+    }
+    std::fputs(fmt::format("jitctl: cuDNN conv n{} c{} {}x{} -> oc{} k{}x{} s{} g{}:{}\n", p.n, p.c, p.h, p.w, p.oc, p.kh, p.kw, p.sh, p.groups, line).c_str(), stderr);
+  }
   // Sorted fastest first.
   for (int i = 0; i < returned; ++i) {
     const cudnnConvolutionFwdAlgoPerf_t& r = perf[static_cast<size_t>(i)];
@@ -191,7 +209,7 @@ std::shared_ptr<const ConvPlan> plan_for(const cpu::ConvParams& p, const void* x
   if (it != cache.plans.end()) return it->second;
   if (capturing()) throw CaptureBroken(fmt::format("{}: the first call of a convolution configuration cannot be captured (it measures cuDNN's algorithms)", op));
   std::shared_ptr<ConvPlan> plan = make_descriptors(p, tf32_math, op);
-  choose_algorithm(*plan, tf32_math, x, w, y, op);
+  choose_algorithm(*plan, p, tf32_math, x, w, y, op);
   cache.plans.emplace(key, plan);
   return plan;
 }

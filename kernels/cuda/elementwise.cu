@@ -58,6 +58,44 @@ __device__ __forceinline__ bool is_nan(T v) {
 constexpr float kSqrt1_2 = 0.70710678118654752440f;
 constexpr float kSqrt2OverPi = 0.79788456080286535588f;  // M_SQRT2 * M_2_SQRTPI * 0.5
 
+// The CPU kernels' tanh (kernels/cpu/activations.cpp: tanh_f, exp_nonpositive), operation for
+// operation, with the _rn intrinsics so that nvcc does not contract them into FMAs: both
+// backends then round tanh and GELU-tanh alike, which a following floor or comparison can turn
+// from a last-bit difference into a different answer (CUDA's tanhf differs by an ulp or two).
+__device__ __forceinline__ float mul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float add(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float sub(float a, float b) { return __fsub_rn(a, b); }
+
+__device__ __forceinline__ float exp_nonpositive(float x) {
+  const float xc = x < -87.0f ? -87.0f : x;
+  const float t = add(mul(xc, 1.44269504088896341f), 12582912.0f);
+  const float fx = sub(t, 12582912.0f);
+  const int n = __float_as_int(t) - 0x4B400000;
+  const float r = sub(sub(xc, mul(fx, 0.693359375f)), mul(fx, -2.12194440e-4f));
+  float p = add(mul(1.9875691500e-4f, r), 1.3981999507e-3f);
+  p = add(mul(p, r), 8.3334519073e-3f);
+  p = add(mul(p, r), 4.1665795894e-2f);
+  p = add(mul(p, r), 1.6666665459e-1f);
+  p = add(mul(p, r), 5.0000001201e-1f);
+  const float y = add(add(mul(p, mul(r, r)), r), 1.0f);
+  return mul(y, __int_as_float((n + 127) << 23));
+}
+
+__device__ __forceinline__ float cpu_tanh(float x) {
+  const float ax = fabsf(x);
+  const float e = exp_nonpositive(mul(-2.0f, ax));
+  const float big = __fdiv_rn(sub(1.0f, e), add(1.0f, e));
+  const float x2 = mul(x, x);
+  const float small = mul(ax, add(1.0f, mul(x2, add(-1.0f / 3, mul(x2, add(2.0f / 15, mul(x2, -17.0f / 315)))))));
+  const float r = ax < 0.1f ? small : big;
+  return x != x ? x : copysignf(r, x);
+}
+
+__device__ __forceinline__ float gelu_tanh(float v) {
+  const float inner = mul(kSqrt2OverPi, add(v, mul(mul(mul(0.044715f, v), v), v)));
+  return mul(mul(0.5f, v), add(1.0f, cpu_tanh(inner)));
+}
+
 template <int OP>
 struct UnaryFn {
   UnaryParams p;
@@ -95,13 +133,13 @@ struct UnaryFn {
     } else if constexpr (op == UnaryOp::Sigmoid) {
       return 1.0f / (1.0f + expf(-v));
     } else if constexpr (op == UnaryOp::Tanh) {
-      return tanhf(v);
+      return cpu_tanh(v);
     } else if constexpr (op == UnaryOp::Silu) {
       return v / (1.0f + expf(-v));
     } else if constexpr (op == UnaryOp::GeluErf) {
       return v * 0.5f * (1.0f + erff(v * kSqrt1_2));
     } else if constexpr (op == UnaryOp::GeluTanh) {
-      return 0.5f * v * (1.0f + tanhf(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
+      return gelu_tanh(v);
     } else if constexpr (op == UnaryOp::Hardswish) {
       return v * fminf(fmaxf(v + 3.0f, 0.0f), 6.0f) / 6.0f;
     } else if constexpr (op == UnaryOp::Hardsigmoid) {

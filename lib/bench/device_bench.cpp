@@ -11,6 +11,7 @@
 #include "lib/core/describe.h"
 #include "lib/runtime/device_dispatch.h"
 #include "lib/runtime/device_runner.h"
+#include "lib/runtime/op_profile.h"
 
 namespace jitctl {
 namespace {
@@ -48,6 +49,7 @@ DeviceBenchResult bench_on_device(const Method& m, const std::vector<IValue>& ar
   // The second call is the one captured; warm-up covers it.
   for (int i = 0; i < std::max(opt.warmup, 2); ++i) runner.on_device(dargs);
   dev->synchronize();
+  op_profile_reset();
   const int per_round = std::max(1, opt.iters / std::max(1, opt.rounds));
   for (int round = 0; round < opt.rounds; ++round)
     for (int i = 0; i < per_round; ++i) {

@@ -49,6 +49,11 @@ const char* profile_setting() {
 
 }  // namespace
 
+void op_profile_reset() {
+  std::lock_guard lock(profile().mu);
+  profile().entries.clear();
+}
+
 bool op_profile_enabled() {
   static const bool on = *profile_setting() && std::string_view(profile_setting()) != "0";
   return on;

@@ -20,5 +20,8 @@ void op_profile_outputs(std::string& key, const Stack& outputs);
 // The calling thread's CPU time in nanoseconds.
 int64_t op_profile_clock();
 void op_profile_add(const std::string& key, int64_t ns);
+// Forgets what was timed so far (bench --device cuda: after the warm-up calls, which choose cuDNN's
+// algorithms).
+void op_profile_reset();
 
 }  // namespace jitctl

@@ -81,6 +81,11 @@ for line in sys.stdin:
     j = json.loads(line)
     print(f\"torch jit.load{' graph' if j['graph'] else '      '} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  (max |gpu - cpu| {j['max_abs_diff_vs_cpu']:.2g})\")"
 
+section "where the time goes: ResNet-18 batch 1 fp32, op by op with a sync after each (JITCTL_PROFILE), cuDNN's measurements (JITCTL_CUDA_VERBOSE)"
+JITCTL_CUDA_VERBOSE=1 JITCTL_PROFILE=shapes timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec 'float32[1,3,224,224]' --device cuda --no-graphs --warmup 5 --iters 100 --rounds 1 > "$out/profile_b1.txt" 2>&1
+grep -E "cuDNN conv|total ms" -A0 "$out/profile_b1.txt" | head -n 30
+grep -A 30 "total ms" "$out/profile_b1.txt" | head -n 32
+
 section "beside the CPU: jitctl bench on this machine's cores, batch 1"
 "$J" bench "$work/resnet18_opt.pt" --input-spec 'float32[1,3,224,224]' --warmup 3 --iters 30 --rounds 3 2>&1 | tail -n 12
 rm -rf "$work"
