@@ -142,6 +142,7 @@ class Backend final : public CudaBackend {
 
   void select(int index, bool tf32) override {
     State& s = state();
+    if (index < 0) index = 0;  // "cuda": the first device
     if (s.device >= 0) {
       if (s.device != index) throw InvalidInput(fmt::format("cuda:{} was already selected; one device per process", s.device));
       s.tf32 = tf32;
@@ -152,10 +153,10 @@ class Backend final : public CudaBackend {
     const cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
       (void)cudaGetLastError();
-      throw InvalidInput(fmt::format("--device cuda: {}", e != cudaSuccess ? fmt::format("no CUDA device ({})", cudaGetErrorString(e)) : "no CUDA device"));
+      throw InvalidInput(e != cudaSuccess ? fmt::format("no CUDA device ({})", cudaGetErrorString(e)) : "no CUDA device");
     }
-    if (index < 0) index = 0;
-    if (index >= n) throw InvalidInput(fmt::format("--device cuda:{}: there {} {} CUDA device{} (cuda:0{})", index, n == 1 ? "is" : "are", n, n == 1 ? "" : "s", n == 1 ? "" : fmt::format("..cuda:{}", n - 1)));
+    if (index >= n)
+      throw InvalidInput(fmt::format("there {} {} CUDA device{} (cuda:0{})", n == 1 ? "is" : "are", n, n == 1 ? "" : "s", n == 1 ? "" : fmt::format("..cuda:{}", n - 1)));
     check(cudaSetDevice(index), "cudaSetDevice");
     check(cudaGetDeviceProperties(&s.props, index), "cudaGetDeviceProperties");
     check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate");

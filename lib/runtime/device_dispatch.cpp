@@ -175,7 +175,11 @@ CudaBackend& select_run_device(const Device& device, bool tf32) {
   std::string why;
   CudaBackend* b = cuda_backend(&why);
   if (!b) throw InvalidInput(fmt::format("--device {}: {}", device.str(), why));
-  b->select(device.index, tf32);
+  try {
+    b->select(device.index, tf32);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(fmt::format("--device {}: {}", device.str(), e.what()));
+  }
   g_backend = b;
   return *b;
 }

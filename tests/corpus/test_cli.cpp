@@ -285,3 +285,27 @@ TEST_CASE("cli: dot output of the largest inlined graphs renders with Graphviz")
   CHECK_MESSAGE(r.exit_code == 0, r.err);
   CHECK(slurp(tmp.file("g.svg")).find("<svg") != std::string::npos);
 }
+
+TEST_CASE("cli: --device cuda without a usable GPU is one line and exit 2; device options are checked") {
+  const std::string model = kModels + "mlp_traced.pt", inputs = kModels + "mlp_traced.in0.pt";
+  const auto v = cli({"parallel-info", "--format", "json"});
+  REQUIRE(v.exit_code == 0);
+  const auto cuda = nlohmann::json::parse(v.out)["cuda"];
+  REQUIRE(cuda.is_object());
+  CHECK(cuda["built_in"].is_boolean());
+  // A usable GPU: --device cuda runs (the GPU tests, tests/cuda, check what it computes).
+  if (!cuda["devices"].empty()) {
+    CHECK(cli({"run", model, "--inputs", inputs, "--device", "cuda"}).exit_code == 0);
+    return;
+  }
+  // None here: every command that runs a model says why, in one line, and exits 2.
+  const std::string why = cuda["built_in"].get<bool>() ? (cuda["loaded"].get<bool>() ? "no CUDA device" : "could not be loaded") : "without CUDA";
+  check_one_line_error(cli({"run", model, "--inputs", inputs, "--device", "cuda"}), {"--device cuda", why});
+  check_one_line_error(cli({"run", model, "--inputs", inputs, "--device", "cuda:1", "--tf32"}), {"--device cuda:1", why});
+  check_one_line_error(cli({"bench", model, "--inputs", inputs, "--device", "cuda"}), {"--device cuda", why});
+  check_one_line_error(cli({"check-trace", model, "--inputs", inputs, "--device", "cuda"}), {"--device cuda", why});
+  // Usage errors come first, with or without a GPU.
+  check_one_line_error(cli({"run", model, "--inputs", inputs, "--device", "gpu"}), {"--device", "cuda:N"});
+  check_one_line_error(cli({"run", model, "--inputs", inputs, "--tf32"}), {"--tf32", "--device cuda"});
+  check_one_line_error(cli({"bench", model, "--inputs", inputs, "--no-graphs"}), {"--no-graphs", "--device cuda"});
+}

@@ -65,16 +65,16 @@ for batch in 1 32; do
   spec="float32[$batch,3,224,224]"
   for tf in "" "--tf32"; do
     for model in resnet18_opt resnet18_traced; do
-      timeout 120 "$J" bench "$work/$model.pt" --input-spec "$spec" --device cuda $tf --warmup 10 --iters 300 --rounds 3 --format json > "$out/jitctl_${model}_b${batch}${tf}.json" || echo "jitctl bench failed: $model b$batch $tf"
+      timeout 120 "$J" bench "$work/$model.pt" --input-spec "$spec" --device cuda $tf --warmup 200 --iters 600 --rounds 3 --format json > "$out/jitctl_${model}_b${batch}${tf}.json" || echo "jitctl bench failed: $model b$batch $tf"
       $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl {sys.argv[2]:16s} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  ({j['graph']}; host ops: {', '.join(j['host_ops']) or 'none'})\")" "$out/jitctl_${model}_b${batch}${tf}.json" "$model"
     done
-    timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "$spec" --device cuda $tf --no-graphs --warmup 10 --iters 300 --rounds 3 --format json > "$out/jitctl_nographs_b${batch}${tf}.json"
+    timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "$spec" --device cuda $tf --no-graphs --warmup 200 --iters 600 --rounds 3 --format json > "$out/jitctl_nographs_b${batch}${tf}.json"
     $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt no graph batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/jitctl_nographs_b${batch}${tf}.json"
   done
 done
 
 section "PyTorch $($py -c 'import torch; print(torch.__version__)'): torch.jit.load of the traced archive, same GPU"
-$py "$root/tests/gpu/torch_gpu_bench.py" time "$work/resnet18_traced.pt" --iters 300 | tee "$out/torch.jsonl" |
+$py "$root/tests/gpu/torch_gpu_bench.py" time "$work/resnet18_traced.pt" --iters 600 | tee "$out/torch.jsonl" |
   $py -c "
 import json, sys
 for line in sys.stdin:

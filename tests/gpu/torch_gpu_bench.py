@@ -57,7 +57,7 @@ def time_one(m, cpu_model, batch, tf32, graph, iters):
         # How far the GPU's output is from the CPU's: about 1e-6 relative in fp32, 1e-3 with TF32.
         diff = float((m(x).cpu() - cpu_model(x.cpu())).abs().max())
     with torch.no_grad():
-        for _ in range(10):
+        for _ in range(200):  # as jitctl's --warmup 200: the GPU raises its clocks
             m(x)
         torch.cuda.synchronize()
         call = lambda: m(x)
