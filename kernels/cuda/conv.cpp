@@ -29,6 +29,7 @@
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cuda/context.h"
+#include "kernels/cuda/conv_engines.h"
 #include "kernels/cuda/register_cuda.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/registry.h"
@@ -61,6 +62,10 @@ struct ConvPlan {
   cudnnActivationDescriptor_t relu = nullptr;
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t workspace_bytes = 0;
+  // When cuDNN's engines (conv_engines.h) measured faster than the legacy algorithm: the
+  // convolution runs there, and bias, residual and relu in launch_conv_epilogue.
+  std::shared_ptr<EnginePlan> engine;
+  int64_t n = 0, oc = 0, hw = 0;
   bool supported = false;
   std::string why;  // when not supported
 
@@ -140,7 +145,8 @@ std::unique_ptr<ConvPlan> make_descriptors(const cpu::ConvParams& p, bool tf32_m
 
 // Measures the algorithms on these buffers (y is overwritten) and picks one; the plan is marked
 // unsupported when none qualifies.
-void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, const void* x, const void* w, void* y, const char* op) {
+void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, int64_t alignment, const void* x, const void* w, void* y,
+                      const char* op) {
   cudnnHandle_t h = cudnn();
   // The workspace the measurement gets: the most any algorithm within the cap asks for.
   size_t ws_bytes = 0;
@@ -195,6 +201,7 @@ void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, 
     std::fputs(fmt::format("jitctl: cuDNN conv n{} c{} {}x{} -> oc{} k{}x{} s{} g{}:{}\n", p.n, p.c, p.h, p.w, p.oc, p.kh, p.kw, p.sh, p.groups, line).c_str(), stderr);
   }
   // Sorted fastest first.
+  float legacy_us = 0;
   for (int i = 0; i < returned; ++i) {
     const cudnnConvolutionFwdAlgoPerf_t& r = perf[static_cast<size_t>(i)];
     if (r.status != CUDNN_STATUS_SUCCESS || r.memory > ws_bytes) continue;
@@ -205,9 +212,34 @@ void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, 
     plan.algo = r.algo;
     plan.workspace_bytes = r.memory;
     plan.supported = true;
-    return;
+    legacy_us = r.time * 1000;
+    break;
   }
-  plan.why = "cuDNN found no algorithm for this configuration";
+  plan.n = p.n;
+  plan.oc = p.oc;
+  plan.hw = p.oh * p.ow;
+  static const bool engines = [] {
+    const char* e = std::getenv("JITCTL_CUDNN_ENGINES");
+    return !(e && std::string_view(e) == "0");
+  }();
+  if (engines) {
+    float engine_us = 0;
+    std::shared_ptr<EnginePlan> engine = tune_engine_plan(p, tf32_math, alignment, x, w, y, &engine_us);
+    // What the engine path adds: one pass of bias, residual and relu over the output (read twice,
+    // written once) at about 2.5 TB/s, and a launch.
+    const double out_bytes = static_cast<double>(p.n * p.oc * p.oh * p.ow) * 4;
+    const double epilogue_us = 2.0 + 3 * out_bytes / 2.5e6;
+    if (verbose)
+      std::fputs(fmt::format("jitctl:   engines: {}; legacy {:.1f}us\n", engine ? fmt::format("best {:.1f}us + epilogue ~{:.1f}us", engine_us, epilogue_us) : std::string("none"),
+                             legacy_us).c_str(),
+                 stderr);
+    if (engine && (!plan.supported || engine_us + epilogue_us < legacy_us)) {
+      plan.engine = std::move(engine);
+      plan.supported = true;
+      return;
+    }
+  }
+  if (!plan.supported) plan.why = "cuDNN found no algorithm for this configuration";
 }
 
 // The cached plan for `p` and these buffers, found on first use.
@@ -225,7 +257,7 @@ std::shared_ptr<const ConvPlan> plan_for(const cpu::ConvParams& p, const void* x
   if (it != cache.plans.end()) return it->second;
   if (capturing()) throw CaptureBroken(fmt::format("{}: the first call of a convolution configuration cannot be captured (it measures cuDNN's algorithms)", op));
   std::shared_ptr<ConvPlan> plan = make_descriptors(p, tf32_math, op);
-  choose_algorithm(*plan, p, tf32_math, x, w, y, op);
+  choose_algorithm(*plan, p, tf32_math, key[1], x, w, y, op);
   cache.plans.emplace(key, plan);
   return plan;
 }
@@ -234,6 +266,13 @@ bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
 // `residual` (may be null): relu(conv + bias + residual), the residual block's tail in one call.
 void run_plan(const ConvPlan& plan, const void* x, const void* w, const void* bias, void* y, bool relu, const void* residual, const char* op) {
+  if (plan.engine) {
+    run_engine_plan(*plan.engine, x, w, y);
+    launch_conv_epilogue(static_cast<float*>(y), static_cast<const float*>(bias), static_cast<const float*>(residual), relu, plan.n, plan.oc, plan.hw,
+                         stream());
+    check_launch(op);
+    return;
+  }
   cudnnHandle_t h = cudnn();
   const float one = 1.0f, zero = 0.0f;
   void* ws = plan.workspace_bytes ? workspace(plan.workspace_bytes) : nullptr;

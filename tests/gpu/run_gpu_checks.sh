@@ -73,6 +73,12 @@ for batch in 1 32; do
   done
 done
 
+section "the same with cuDNN's legacy algorithms only (JITCTL_CUDNN_ENGINES=0), fp32"
+for batch in 1 32; do
+  JITCTL_CUDNN_ENGINES=0 timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "float32[$batch,3,224,224]" --device cuda --warmup 200 --iters 600 --rounds 3 --format json > "$out/jitctl_legacy_b$batch.json"
+  $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt legacy batch {j['batch']:2d}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/jitctl_legacy_b$batch.json"
+done
+
 section "PyTorch $($py -c 'import torch; print(torch.__version__)'): torch.jit.load of the traced archive, same GPU"
 $py "$root/tests/gpu/torch_gpu_bench.py" time "$work/resnet18_traced.pt" --iters 600 | tee "$out/torch.jsonl" |
   $py -c "
@@ -83,7 +89,7 @@ for line in sys.stdin:
 
 section "where the time goes: ResNet-18 batch 1 fp32, op by op with a sync after each (JITCTL_PROFILE), cuDNN's measurements (JITCTL_CUDA_VERBOSE)"
 JITCTL_CUDA_VERBOSE=1 JITCTL_PROFILE=shapes timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec 'float32[1,3,224,224]' --device cuda --no-graphs --warmup 5 --iters 100 --rounds 1 > "$out/profile_b1.txt" 2>&1
-grep -E "cuDNN conv|total ms" -A0 "$out/profile_b1.txt" | head -n 30
+grep -E "cuDNN conv|engines:" "$out/profile_b1.txt" | head -n 40
 grep -A 30 "total ms" "$out/profile_b1.txt" | head -n 32
 
 section "beside the CPU: jitctl bench on this machine's cores, batch 1"
