@@ -12,7 +12,7 @@ namespace jitctl::cuda {
 namespace {
 
 constexpr size_t kMaxWorkspace = size_t{256} << 20;
-constexpr int kMaxConfigs = 16;  // of the heuristics' list, best first
+X
 constexpr int64_t kX = 1, kW = 2, kY = 3;  // the tensors' unique ids in the graph
 
 // A backend descriptor, destroyed with its owner. Any failure while building one makes the
@@ -127,25 +127,37 @@ std::shared_ptr<EnginePlan> tune_engine_plan(const cpu::ConvParams& p, bool tf32
   if (!graph.set(CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &op.d) ||
       !graph.set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h) || !graph.finalize())
     return nullptr;
-  Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-  const cudnnBackendHeurMode_t heur_mode = CUDNN_HEUR_MODE_A;
-  if (!heur.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph.d) ||
-      !heur.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &heur_mode) || !heur.finalize())
-    return nullptr;
-  int64_t available = 0;
-  if (cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &available, nullptr) != CUDNN_STATUS_SUCCESS)
-    return nullptr;
-  const int64_t wanted = std::min<int64_t>(available, kMaxConfigs);
+  // The heuristics' ranked list (mode A), then the fallback list, which holds the engines that
+  // compute without tensor cores for shapes where mode A lists only tensor-core ones.
   std::vector<Desc> cfgs;
   std::vector<cudnnBackendDescriptor_t> raw;
-  for (int64_t i = 0; i < wanted; ++i) {
-    cfgs.emplace_back(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
-    raw.push_back(cfgs.back().d);
+  for (cudnnBackendHeurMode_t heur_mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    Desc heur(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    if (!heur.set(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph.d) ||
+        !heur.set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &heur_mode) || !heur.finalize())
+      continue;
+    int64_t available = 0;
+    if (cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &available, nullptr) != CUDNN_STATUS_SUCCESS)
+      continue;
+    const int64_t wanted = std::min<int64_t>(available, kMaxConfigs);
+    if (wanted <= 0) continue;
+    std::vector<Desc> these;
+    std::vector<cudnnBackendDescriptor_t> these_raw;
+    for (int64_t i = 0; i < wanted; ++i) {
+      these.emplace_back(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+      these_raw.push_back(these.back().d);
+    }
+    int64_t got = 0;
+    if (cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, wanted, &got, these_raw.data()) !=
+        CUDNN_STATUS_SUCCESS)
+      continue;
+    for (int64_t i = 0; i < got; ++i) {
+      raw.push_back(these_raw[static_cast<size_t>(i)]);
+      cfgs.push_back(std::move(these[static_cast<size_t>(i)]));
+    }
   }
-  int64_t got = 0;
-  if (wanted == 0 ||
-      cudnnBackendGetAttribute(heur.d, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, wanted, &got, raw.data()) != CUDNN_STATUS_SUCCESS)
-    return nullptr;
+  const int64_t got = static_cast<int64_t>(raw.size());
+  if (got == 0) return nullptr;
 
   cudaEvent_t start = nullptr, stop = nullptr;
   check(cudaEventCreate(&start), "cudaEventCreate");
