@@ -12,7 +12,7 @@ namespace jitctl::cuda {
 namespace {
 
 constexpr size_t kMaxWorkspace = size_t{256} << 20;
-X
+constexpr int kMaxConfigs = 10;  // of each heuristics list, best first
 constexpr int64_t kX = 1, kW = 2, kY = 3;  // the tensors' unique ids in the graph
 
 // A backend descriptor, destroyed with its owner. Any failure while building one makes the
