@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cpu/activations.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/cpu/tensor_util.h"
@@ -25,32 +26,6 @@ using K = IValue::Kind;
 
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
-
-// Writes a computed result into the in-place/out tensor, as ATen checks it: same shape as the
-// broadcast result, and a dtype the result can be cast to.
-void check_out(const Tensor& out, DType result, const std::vector<int64_t>& shape) {
-  if (out.sizes() != shape)
-    throw InvalidInput(fmt::format("output with shape {} doesn't match the broadcast shape {}", shape_string(out.sizes()),
-                                   shape_string(shape)));
-  if (!can_cast(result, out.dtype()))
-    throw InvalidInput(fmt::format("result type {} can't be cast to the desired output type {}", scalar_type_name(result),
-                                   scalar_type_name(out.dtype())));
-}
-
-// Whether `t` covers its memory without gaps or overlaps in some dim order (contiguous,
-// channels-last, a transpose of either): elementwise over its elements is elementwise over memory.
-bool is_dense(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (t.sizes()[i] != 1) dims.emplace_back(t.strides()[i], t.sizes()[i]);
-  std::sort(dims.begin(), dims.end());
-  int64_t expected = 1;
-  for (const auto& [stride, size] : dims) {
-    if (stride != expected) return false;
-    expected *= size;
-  }
-  return true;
-}
 
 bool same_strides(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return false;
@@ -243,19 +218,9 @@ DType float_rtype(DType d) { return is_floating(d) ? d : DType::Float32; }
 
 // ---- arithmetic ------------------------------------------------------------------------------
 
-void check_alpha(const IValue& alpha, DType compute) {
-  if (alpha.is(K::Double) && !is_floating(compute))
-    throw InvalidInput("For integral input tensors, argument alpha must not be a floating point number.");
-  if (alpha.is(K::Bool) == false && compute == DType::Bool && scalar_double(alpha) != 1.0)
-    throw InvalidInput("Boolean alpha only supported for Boolean results.");
-}
-
 Tensor add_impl(const IValue& a, const IValue& b, const IValue& alpha, bool negate, const char* op, Tensor* into) {
   const DType dt = rtype(a, b);
-  if (negate && dt == DType::Bool)
-    throw InvalidInput("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
-                       "operator instead.");
-  check_alpha(alpha, dt);
+  check_add_args(alpha, dt, negate);
   const double al = scalar_double(alpha) * (negate ? -1.0 : 1.0);
   if (is_complex(dt))
     return complex_binary(a, b, dt, [al](auto x, auto y) { return x + decltype(x)(al) * y; }, into);
@@ -936,5 +901,41 @@ void register_elementwise_kernels() {
   register_binary();
   register_selection();
 }
+
+namespace cpu {
+
+void check_out(const Tensor& out, DType result, const std::vector<int64_t>& shape) {
+  if (out.sizes() != shape)
+    throw InvalidInput(fmt::format("output with shape {} doesn't match the broadcast shape {}", shape_string(out.sizes()),
+                                   shape_string(shape)));
+  if (!can_cast(result, out.dtype()))
+    throw InvalidInput(fmt::format("result type {} can't be cast to the desired output type {}", scalar_type_name(result),
+                                   scalar_type_name(out.dtype())));
+}
+
+bool is_dense(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (t.sizes()[i] != 1) dims.emplace_back(t.strides()[i], t.sizes()[i]);
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) return false;
+    expected *= size;
+  }
+  return true;
+}
+
+void check_add_args(const IValue& alpha, DType compute, bool negate) {
+  if (negate && compute == DType::Bool)
+    throw InvalidInput("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+                       "operator instead.");
+  if (alpha.is(IValue::Kind::Double) && !is_floating(compute))
+    throw InvalidInput("For integral input tensors, argument alpha must not be a floating point number.");
+  if (alpha.is(IValue::Kind::Bool) == false && compute == DType::Bool && scalar_double(alpha) != 1.0)
+    throw InvalidInput("Boolean alpha only supported for Boolean results.");
+}
+
+}  // namespace cpu
 
 }  // namespace jitctl

@@ -50,14 +50,47 @@ void check_param(const Tensor& t, int64_t n, const char* what, const char* op) {
 
 }  // namespace
 
-Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
-                  bool training, double momentum, double eps) {
+NormGeometry check_batch_norm_args(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                                   const Tensor& running_var) {
   const char* op = "batch_norm";
-  if (input_arg.dim() < 2) throw InvalidInput(fmt::format("{}: expected 2D or more input (got {})", op, shape_string(input_arg.sizes())));
-  const Tensor input = contiguous(input_arg);
+  if (input.dim() < 2) throw InvalidInput(fmt::format("{}: expected 2D or more input (got {})", op, shape_string(input.sizes())));
   const int64_t n = input.sizes()[0], c = input.sizes()[1];
   const int64_t plane = c == 0 || n == 0 ? 0 : input.numel() / (n * c);
   for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_param(*t, c, "running_mean, running_var, weight and bias", op);
+  return {n, c, plane};
+}
+
+NormGeometry check_group_norm_args(const Tensor& input, int64_t groups, const Tensor& weight, const Tensor& bias, const char* op) {
+  if (input.dim() < 2) throw InvalidInput(fmt::format("{}: expected at least 2 dims, got {}", op, shape_string(input.sizes())));
+  const int64_t n = input.sizes()[0], c = input.sizes()[1];
+  if (groups <= 0 || c % groups != 0)
+    throw InvalidInput(fmt::format("Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={}",
+                                   shape_string(input.sizes()), groups));
+  check_param(weight, c, "weight", op);
+  check_param(bias, c, "bias", op);
+  return {n, c, n * c == 0 ? 0 : input.numel() / (n * c)};
+}
+
+int64_t check_layer_norm_args(const Tensor& input, const std::vector<int64_t>& normalized_shape, const Tensor& weight, const Tensor& bias) {
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size()), d = input.dim();
+  bool ok = nd >= 1 && d >= nd;
+  for (int64_t i = 0; ok && i < nd; ++i) ok = input.sizes()[d - nd + i] == normalized_shape[i];
+  if (!ok)
+    throw InvalidInput(fmt::format("Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}", shape_string(normalized_shape),
+                                   shape_string(normalized_shape).substr(1, shape_string(normalized_shape).size() - 2), shape_string(input.sizes())));
+  int64_t inner = 1;
+  for (auto s : normalized_shape) inner *= s;
+  check_param(weight, inner, "weight", "layer_norm");
+  check_param(bias, inner, "bias", "layer_norm");
+  return inner;
+}
+
+Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
+                  bool training, double momentum, double eps) {
+  const char* op = "batch_norm";
+  const NormGeometry g = check_batch_norm_args(input_arg, weight, bias, running_mean, running_var);
+  const int64_t n = g.n, c = g.c, plane = g.plane;
+  const Tensor input = contiguous(input_arg);
   const bool use_batch_stats = training || !running_mean.defined() || !running_var.defined();
   if (use_batch_stats && n * plane <= 1)
     throw InvalidInput(fmt::format("Expected more than 1 value per channel when training, got input size {}", shape_string(input.sizes())));
@@ -108,16 +141,7 @@ Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& b
 }
 
 Tensor layer_norm(const Tensor& input_arg, const std::vector<int64_t>& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
-  const int64_t nd = static_cast<int64_t>(normalized_shape.size()), d = input_arg.dim();
-  bool ok = nd >= 1 && d >= nd;
-  for (int64_t i = 0; ok && i < nd; ++i) ok = input_arg.sizes()[d - nd + i] == normalized_shape[i];
-  if (!ok)
-    throw InvalidInput(fmt::format("Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}", shape_string(normalized_shape),
-                                   shape_string(normalized_shape).substr(1, shape_string(normalized_shape).size() - 2), shape_string(input_arg.sizes())));
-  int64_t inner = 1;
-  for (auto s : normalized_shape) inner *= s;
-  check_param(weight, inner, "weight", "layer_norm");
-  check_param(bias, inner, "bias", "layer_norm");
+  const int64_t inner = check_layer_norm_args(input_arg, normalized_shape, weight, bias);
   const Tensor input = contiguous(input_arg);
   const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
   Tensor out = Tensor::empty(input.dtype(), input.sizes());
@@ -156,15 +180,9 @@ namespace {
 
 // Statistics per (image, group) of `groups` consecutive channels; affine per channel.
 Tensor group_norm(const Tensor& input_arg, int64_t groups, const Tensor& weight, const Tensor& bias, double eps, const char* op) {
-  if (input_arg.dim() < 2) throw InvalidInput(fmt::format("{}: expected at least 2 dims, got {}", op, shape_string(input_arg.sizes())));
+  const NormGeometry g = check_group_norm_args(input_arg, groups, weight, bias, op);
+  const int64_t n = g.n, c = g.c, plane = g.plane;
   const Tensor input = contiguous(input_arg);
-  const int64_t n = input.sizes()[0], c = input.sizes()[1];
-  if (groups <= 0 || c % groups != 0)
-    throw InvalidInput(fmt::format("Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={}",
-                                   shape_string(input.sizes()), groups));
-  check_param(weight, c, "weight", op);
-  check_param(bias, c, "bias", op);
-  const int64_t plane = n * c == 0 ? 0 : input.numel() / (n * c);
   const int64_t cg = c / groups;
   Tensor out = Tensor::empty(input.dtype(), input.sizes());
   dispatch_floating(input.dtype(), op, [&](auto tag) {

@@ -10,27 +10,15 @@
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
+#include "kernels/cpu/pooling.h"
 #include "kernels/cpu/pooling_nhwc.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/parallel.h"
 #include "kernels/registry.h"
 
 namespace jitctl::cpu {
-namespace {
 
-// An input viewed as [planes, h, w] (contiguous), with the output's leading sizes.
-struct Planes {
-  Tensor t;
-  int64_t planes, h, w;
-  std::vector<int64_t> lead;  // sizes before the spatial dims
-};
-
-// The pooled channels-last path (pooling_nhwc.h): float32 4-D channels-last input, which
-// PyTorch pools into a channels-last output.
-bool nhwc_input(const Tensor& t) { return t.dtype() == DType::Float32 && t.dim() == 4 && !t.is_contiguous() && is_channels_last(t); }
-
-// `contiguous_copy` false: the checks only (p.t is the input as it is).
-Planes as_planes(const Tensor& input, int64_t spatial, const char* op, bool contiguous_copy = true) {
+PlaneShape plane_shape(const Tensor& input, int64_t spatial, const char* op) {
   const int64_t d = input.dim();
   if (d != spatial + 1 && d != spatial + 2)
     throw InvalidInput(fmt::format("{}: Expected {}D or {}D input tensor, but got {}", op, spatial + 1, spatial + 2, shape_string(input.sizes())));
@@ -38,28 +26,19 @@ Planes as_planes(const Tensor& input, int64_t spatial, const char* op, bool cont
     if (input.sizes()[i] == 0)
       throw InvalidInput(fmt::format("{}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {} being empty",
                                      op, shape_string(input.sizes()), i));
-  Planes p;
-  p.t = contiguous_copy ? contiguous(input) : input;
+  PlaneShape p;
   p.lead.assign(input.sizes().begin(), input.sizes().end() - spatial);
   p.h = spatial == 2 ? input.sizes()[d - 2] : 1;
   p.w = input.sizes()[d - 1];
-  p.planes = 1;
   for (auto x : p.lead) p.planes *= x;
   return p;
 }
 
-std::vector<int64_t> out_shape(const Planes& p, int64_t spatial, int64_t oh, int64_t ow) {
+std::vector<int64_t> out_shape(const PlaneShape& p, int64_t spatial, int64_t oh, int64_t ow) {
   std::vector<int64_t> s = p.lead;
   if (spatial == 2) s.push_back(oh);
   s.push_back(ow);
   return s;
-}
-
-template <class F>
-void over_planes(int64_t planes, int64_t plane_work, const F& f) {
-  parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane_work, 1)), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) f(i);
-  });
 }
 
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
@@ -70,12 +49,12 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
   return out;
 }
 
-struct PoolArgs {
-  std::vector<int64_t> k, s, p, d;
-  bool ceil_mode = false;
-};
+void check_output_size(const PlaneShape& pl, int64_t oh, int64_t ow) {
+  if (oh < 1 || ow < 1)
+    throw InvalidInput(fmt::format("Given input size: ({}x{}x{}). Calculated output size: ({}x{}x{}). Output size is too small",
+                                   pl.lead.empty() ? 1 : pl.lead.back(), pl.h, pl.w, pl.lead.empty() ? 1 : pl.lead.back(), oh, ow));
+}
 
-// kernel_size, stride (empty = kernel_size), padding, dilation for `spatial` dims; checks as ATen.
 PoolArgs pool_args(const Stack& st, int64_t spatial, bool has_dilation, const char* op) {
   PoolArgs a;
   const size_t n = static_cast<size_t>(spatial);
@@ -106,10 +85,110 @@ PoolArgs pool_args(const Stack& st, int64_t spatial, bool has_dilation, const ch
   return a;
 }
 
-void check_output_size(const Planes& pl, int64_t oh, int64_t ow) {
-  if (oh < 1 || ow < 1)
-    throw InvalidInput(fmt::format("Given input size: ({}x{}x{}). Calculated output size: ({}x{}x{}). Output size is too small",
-                                   pl.lead.empty() ? 1 : pl.lead.back(), pl.h, pl.w, pl.lead.empty() ? 1 : pl.lead.back(), oh, ow));
+int64_t divisor_arg(const Stack& st) {
+  const bool has_divisor = st.size() > 6 && !st[6].is_none();
+  const int64_t divisor = has_divisor ? st[6].to_int() : 0;
+  if (has_divisor && divisor == 0) throw InvalidInput("divisor must be not zero");
+  return divisor;
+}
+
+void check_avg_pool1d_args(const Stack& s) {
+  const Tensor& x = s[0].to_tensor();
+  if (x.dim() != 2 && x.dim() != 3)
+    throw InvalidInput(fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)",
+                                   x.dim()));
+  const char* names[] = {"kernel_size", "stride", "padding"};
+  for (int i = 0; i < 3; ++i) {
+    const size_t n = int_list(s[1 + i]).size();
+    if (n > 1 || (n == 0 && i == 0))
+      throw InvalidInput(fmt::format("avg_pool1d() argument '{}' should contain one int (got {})", names[i], n));
+  }
+}
+
+std::vector<int64_t> adaptive_size(const IValue& v, int64_t spatial, const char* op) {
+  std::vector<int64_t> s = int_list(v);
+  if (s.size() == 1 && spatial == 2) s.assign(2, s[0]);
+  if (static_cast<int64_t>(s.size()) != spatial) throw InvalidInput(fmt::format("{}: output_size must be {}", op, spatial));
+  for (auto x : s)
+    if (x < 0) throw InvalidInput(fmt::format("{}: elements of output_size must be greater than or equal to 0 but received {}", op, x));
+  if (spatial == 1) s.insert(s.begin(), 1);
+  return s;
+}
+
+namespace {
+
+void check_upsample_sizes(const PlaneShape& pl, const UpsampleArgs& u) {
+  if (u.oh <= 0 || u.ow <= 0)
+    throw InvalidInput(fmt::format("Input and output sizes should be greater than 0, but got input (H: {}, W: {}) output (H: {}, W: {})", pl.h,
+                                   pl.w, u.oh, u.ow));
+}
+
+}  // namespace
+
+PlaneShape upsample_shape(const Tensor& input, bool plain, const char* op) {
+  if (input.dim() != 4) {
+    if (plain) throw InvalidInput(fmt::format("It is expected input_size equals to 4, but got size {}", input.dim()));
+    throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
+  }
+  return plane_shape(input, 2, op);
+}
+
+UpsampleArgs upsample_args(const PlaneShape& pl, const IValue& size, const IValue& scales, const char* op) {
+  UpsampleArgs u{};
+  const auto os = optional_int_list(size);
+  const auto sf = optional_double_list(scales);
+  if (os && sf) throw InvalidInput("Must specify exactly one of output_size and scale_factors");
+  if (os) {
+    if (os->size() != 2) throw InvalidInput(fmt::format("{}: output_size must have 2 elements", op));
+    u.oh = (*os)[0];
+    u.ow = (*os)[1];
+  } else if (sf) {
+    if (sf->size() != 2) throw InvalidInput(fmt::format("{}: scale_factors must have 2 elements", op));
+    u.oh = static_cast<int64_t>(std::floor(static_cast<double>(pl.h) * (*sf)[0]));
+    u.ow = static_cast<int64_t>(std::floor(static_cast<double>(pl.w) * (*sf)[1]));
+    u.scale_h = (*sf)[0];
+    u.scale_w = (*sf)[1];
+  } else {
+    throw InvalidInput("Must specify exactly one of output_size and scale_factors");
+  }
+  check_upsample_sizes(pl, u);
+  return u;
+}
+
+UpsampleArgs upsample_args_plain(const PlaneShape& pl, const IValue& size, const IValue& scale_h, const IValue& scale_w) {
+  const auto os = int_list(size);
+  if (os.size() != 2) throw InvalidInput(fmt::format("It is expected output_size equals to 2, but got size {}", os.size()));
+  UpsampleArgs u{os[0], os[1]};
+  u.scale_h = scale_h.is_none() ? 0 : scale_h.to_double();
+  u.scale_w = scale_w.is_none() ? 0 : scale_w.to_double();
+  check_upsample_sizes(pl, u);
+  return u;
+}
+
+namespace {
+
+// The input's plane shape and the input itself, contiguous.
+struct Planes : PlaneShape {
+  Tensor t;
+};
+
+// The pooled channels-last path (pooling_nhwc.h): float32 4-D channels-last input, which
+// PyTorch pools into a channels-last output.
+bool nhwc_input(const Tensor& t) { return t.dtype() == DType::Float32 && t.dim() == 4 && !t.is_contiguous() && is_channels_last(t); }
+
+// `contiguous_copy` false: the checks only (p.t is the input as it is).
+Planes as_planes(const Tensor& input, int64_t spatial, const char* op, bool contiguous_copy = true) {
+  Planes p;
+  static_cast<PlaneShape&>(p) = plane_shape(input, spatial, op);
+  p.t = contiguous_copy ? contiguous(input) : input;
+  return p;
+}
+
+template <class F>
+void over_planes(int64_t planes, int64_t plane_work, const F& f) {
+  parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(plane_work, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i);
+  });
 }
 
 // max with NaN winning, as ATen's pooling compares (val > max || isnan(val)).
@@ -238,9 +317,7 @@ std::pair<Tensor, Tensor> max_pool(const Stack& st, int64_t spatial, bool want_i
 Tensor avg_pool(const Stack& st, int64_t spatial, const char* op) {
   const PoolArgs a = pool_args(st, spatial, false, op);
   const bool ceil_mode = st[4].to_bool(), count_include_pad = st[5].to_bool();
-  const bool has_divisor = st.size() > 6 && !st[6].is_none();
-  const int64_t divisor = has_divisor ? st[6].to_int() : 0;
-  if (has_divisor && divisor == 0) throw InvalidInput("divisor must be not zero");
+  const int64_t divisor = divisor_arg(st);
   const bool nhwc = spatial == 2 && nhwc_input(st[0].to_tensor());
   const Planes pl = as_planes(st[0].to_tensor(), spatial, op, !nhwc);
   const int64_t oh = pooled_size(pl.h, a.k[0], a.p[0], a.s[0], 1, ceil_mode);
@@ -285,16 +362,6 @@ Tensor avg_pool(const Stack& st, int64_t spatial, const char* op) {
 
 int64_t adaptive_start(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
 int64_t adaptive_end(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
-
-std::vector<int64_t> adaptive_size(const IValue& v, int64_t spatial, const char* op) {
-  std::vector<int64_t> s = int_list(v);
-  if (s.size() == 1 && spatial == 2) s.assign(2, s[0]);
-  if (static_cast<int64_t>(s.size()) != spatial) throw InvalidInput(fmt::format("{}: output_size must be {}", op, spatial));
-  for (auto x : s)
-    if (x < 0) throw InvalidInput(fmt::format("{}: elements of output_size must be greater than or equal to 0 but received {}", op, x));
-  if (spatial == 1) s.insert(s.begin(), 1);
-  return s;
-}
 
 std::pair<Tensor, Tensor> adaptive_pool(const Stack& st, int64_t spatial, bool is_max, const char* op) {
   const bool nhwc = spatial == 2 && !is_max && nhwc_input(st[0].to_tensor());
@@ -353,67 +420,11 @@ std::pair<Tensor, Tensor> adaptive_pool(const Stack& st, int64_t spatial, bool i
   return {out, idx};
 }
 
-// upsample_*2d.vec: the output size from output_size or from scale_factors (floor(in * s)); the
-// scales the index arithmetic uses (0 = derive from the sizes).
-struct UpsampleArgs {
-  int64_t oh, ow;
-  double scale_h = 0, scale_w = 0;
-};
-
-void check_upsample_sizes(const Planes& pl, const UpsampleArgs& u) {
-  if (u.oh <= 0 || u.ow <= 0)
-    throw InvalidInput(fmt::format("Input and output sizes should be greater than 0, but got input (H: {}, W: {}) output (H: {}, W: {})", pl.h,
-                                   pl.w, u.oh, u.ow));
-}
-
-UpsampleArgs upsample_args(const Planes& pl, const IValue& size, const IValue& scales, const char* op) {
-  UpsampleArgs u{};
-  const auto os = optional_int_list(size);
-  const auto sf = optional_double_list(scales);
-  if (os && sf) throw InvalidInput("Must specify exactly one of output_size and scale_factors");
-  if (os) {
-    if (os->size() != 2) throw InvalidInput(fmt::format("{}: output_size must have 2 elements", op));
-    u.oh = (*os)[0];
-    u.ow = (*os)[1];
-  } else if (sf) {
-    if (sf->size() != 2) throw InvalidInput(fmt::format("{}: scale_factors must have 2 elements", op));
-    u.oh = static_cast<int64_t>(std::floor(static_cast<double>(pl.h) * (*sf)[0]));
-    u.ow = static_cast<int64_t>(std::floor(static_cast<double>(pl.w) * (*sf)[1]));
-    u.scale_h = (*sf)[0];
-    u.scale_w = (*sf)[1];
-  } else {
-    throw InvalidInput("Must specify exactly one of output_size and scale_factors");
-  }
-  check_upsample_sizes(pl, u);
-  return u;
-}
-
-// The plain overloads (SymInt[2] output_size, float? scales_h, float? scales_w): the size is
-// given, and a given scale replaces in/out in the index arithmetic.
-UpsampleArgs upsample_args_plain(const Planes& pl, const IValue& size, const IValue& scale_h, const IValue& scale_w) {
-  const auto os = int_list(size);
-  if (os.size() != 2) throw InvalidInput(fmt::format("It is expected output_size equals to 2, but got size {}", os.size()));
-  UpsampleArgs u{os[0], os[1]};
-  u.scale_h = scale_h.is_none() ? 0 : scale_h.to_double();
-  u.scale_w = scale_w.is_none() ? 0 : scale_w.to_double();
-  check_upsample_sizes(pl, u);
-  return u;
-}
-
-// The upsampling input: 4-D, as planes. `plain`: the plain overload's message.
 Planes upsample_planes(const Tensor& input, bool plain, const char* op) {
-  if (input.dim() != 4) {
-    if (plain) throw InvalidInput(fmt::format("It is expected input_size equals to 4, but got size {}", input.dim()));
-    throw InvalidInput(fmt::format("{}: expected a 4-D input, got {}", op, shape_string(input.sizes())));
-  }
-  return as_planes(input, 2, op);
-}
-
-// ATen's area_pixel_compute_scale: the source step per output pixel.
-template <class T>
-T pixel_scale(int64_t in, int64_t out, bool align_corners, double scale) {
-  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
-  return scale > 0 ? static_cast<T>(1.0 / scale) : static_cast<T>(in) / static_cast<T>(out);
+  Planes p;
+  static_cast<PlaneShape&>(p) = upsample_shape(input, plain, op);
+  p.t = contiguous(input);
+  return p;
 }
 
 int64_t nearest_index(int64_t o, int64_t in, int64_t out, double scale) {
@@ -517,16 +528,7 @@ void k_avg_pool2d(Stack& s) {
 }
 // ATen's own checks first (its messages), then avg_pool2d's arithmetic on height-1 planes.
 void k_avg_pool1d(Stack& s) {
-  const Tensor& x = s[0].to_tensor();
-  if (x.dim() != 2 && x.dim() != 3)
-    throw InvalidInput(fmt::format("Expected 2 to 3 dimensions, but got {}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)",
-                                   x.dim()));
-  const char* names[] = {"kernel_size", "stride", "padding"};
-  for (int i = 0; i < 3; ++i) {
-    const size_t n = int_list(s[1 + i]).size();
-    if (n > 1 || (n == 0 && i == 0))
-      throw InvalidInput(fmt::format("avg_pool1d() argument '{}' should contain one int (got {})", names[i], n));
-  }
+  check_avg_pool1d_args(s);
   Tensor r = avg_pool(s, 1, "avg_pool1d");
   s.assign(1, IValue(std::move(r)));
 }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/reduction.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/registry.h"
@@ -21,47 +22,10 @@ using K = IValue::Kind;
 template <class T>
 constexpr bool kIsFloat = std::is_floating_point_v<T>;
 
-// The reduction geometry of a contiguous input.
-struct Reduce {
-  Tensor x;  // contiguous
-  int64_t outer = 1, R = 1, inner = 1;
-  std::vector<int64_t> out_sizes;  // honoring keepdim
-};
+using Reduce = ReducePlan;
 
 Reduce plan_reduce(const Tensor& input, const std::vector<int64_t>& dims, bool keepdim) {
-  Reduce p;
-  const int64_t nd = input.dim();
-  const auto& sz = input.sizes();
-  std::vector<bool> reduced(static_cast<size_t>(nd), false);
-  for (auto d : dims) reduced[d] = true;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (!reduced[d]) p.out_sizes.push_back(sz[d]);
-    else if (keepdim) p.out_sizes.push_back(1);
-  }
-  if (nd == 0) {
-    p.x = input;
-    return p;
-  }
-  const bool adjacent = dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
-  if (adjacent && !dims.empty()) {
-    p.x = contiguous(input);
-    for (int64_t d = 0; d < nd; ++d) {
-      if (d < dims.front()) p.outer *= sz[d];
-      else if (d <= dims.back()) p.R *= sz[d];
-      else p.inner *= sz[d];
-    }
-    return p;
-  }
-  // Kept dims first, then the reduced ones: one contiguous copy, then an [outer, R] reduction.
-  std::vector<int64_t> order, psizes, pstrides;
-  for (int64_t d = 0; d < nd; ++d)
-    if (!reduced[d]) order.push_back(d), p.outer *= sz[d];
-  for (int64_t d = 0; d < nd; ++d)
-    if (reduced[d]) order.push_back(d), p.R *= sz[d];
-  for (auto d : order) psizes.push_back(sz[d]), pstrides.push_back(input.strides()[d]);
-  Tensor permuted = make_view(input, psizes, pstrides, input.storage_offset());
-  p.x = contiguous(permuted);
-  return p;
+  return cpu::plan_reduce(input, dims, keepdim, cpu::contiguous);
 }
 
 // Splits the output positions (outer x inner) across threads; f(o, i0, i1) reduces positions
@@ -762,5 +726,44 @@ void register_reduction_kernels() {
     set_output(s, topk_impl(x, x.dim() == 0 ? 1 : x.sizes()[d], d, s[2].to_bool(), true, true).second);
   });
 }
+
+namespace cpu {
+
+ReducePlan plan_reduce(const Tensor& input, const std::vector<int64_t>& dims, bool keepdim, Tensor (*make_contiguous)(const Tensor&)) {
+  ReducePlan p;
+  const int64_t nd = input.dim();
+  const auto& sz = input.sizes();
+  std::vector<bool> reduced(static_cast<size_t>(nd), false);
+  for (auto d : dims) reduced[d] = true;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (!reduced[d]) p.out_sizes.push_back(sz[d]);
+    else if (keepdim) p.out_sizes.push_back(1);
+  }
+  if (nd == 0) {
+    p.x = input;
+    return p;
+  }
+  const bool adjacent = dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  if (adjacent && !dims.empty()) {
+    p.x = make_contiguous(input);
+    for (int64_t d = 0; d < nd; ++d) {
+      if (d < dims.front()) p.outer *= sz[d];
+      else if (d <= dims.back()) p.R *= sz[d];
+      else p.inner *= sz[d];
+    }
+    return p;
+  }
+  // Kept dims first, then the reduced ones: one contiguous copy, then an [outer, R] reduction.
+  std::vector<int64_t> order, psizes, pstrides;
+  for (int64_t d = 0; d < nd; ++d)
+    if (!reduced[d]) order.push_back(d), p.outer *= sz[d];
+  for (int64_t d = 0; d < nd; ++d)
+    if (reduced[d]) order.push_back(d), p.R *= sz[d];
+  for (auto d : order) psizes.push_back(sz[d]), pstrides.push_back(input.strides()[d]);
+  p.x = make_contiguous(make_view(input, psizes, pstrides, input.storage_offset()));
+  return p;
+}
+
+}  // namespace cpu
 
 }  // namespace jitctl

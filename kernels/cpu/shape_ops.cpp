@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cpu/register_cpu.h"
+#include "kernels/cpu/shape_ops.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/registry.h"
 
@@ -399,52 +400,75 @@ Tensor view_as_real_impl(const Tensor& self) {
 
 // ---- copies: cat, stack, repeat, pad, pixel shuffle, indexing ----------------------------------
 
-Tensor cat_impl(const std::vector<Tensor>& ts, int64_t dim) {
+}  // namespace
+
+namespace cpu {
+
+CatPlan plan_cat(const std::vector<Tensor>& ts, int64_t dim) {
   if (ts.empty()) throw InvalidInput("torch.cat(): expected a non-empty list of Tensors");
+  CatPlan p;
   // Legacy behavior: 1-D empty tensors are skipped whatever the other shapes.
-  std::vector<const Tensor*> parts;
   std::optional<DType> dt;
   for (const auto& t : ts) {
     dt = dt ? promote_types(*dt, t.dtype()) : t.dtype();
-    if (!(t.dim() == 1 && t.sizes()[0] == 0)) parts.push_back(&t);
+    if (!(t.dim() == 1 && t.sizes()[0] == 0)) p.parts.push_back(&t);
   }
-  if (parts.empty()) return Tensor::empty(*dt, ts[0].sizes());
-  const Tensor& ref = *parts[0];
+  p.dtype = *dt;
+  if (p.parts.empty()) {
+    p.shape = ts[0].sizes();
+    return p;
+  }
+  const Tensor& ref = *p.parts[0];
   if (ref.dim() == 0) throw InvalidInput("zero-dimensional tensor (at position 0) cannot be concatenated");
   const int64_t d = wrap_dim(dim, ref.dim());
-  std::vector<int64_t> shape = ref.sizes();
-  shape[d] = 0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const Tensor& t = *parts[i];
+  p.dim = d;
+  p.shape = ref.sizes();
+  p.shape[d] = 0;
+  for (size_t i = 0; i < p.parts.size(); ++i) {
+    const Tensor& t = *p.parts[i];
     if (t.dim() != ref.dim())
       throw InvalidInput(fmt::format("Tensors must have same number of dimensions: got {} and {}", ref.dim(), t.dim()));
     for (int64_t k = 0; k < ref.dim(); ++k)
       if (k != d && t.sizes()[k] != ref.sizes()[k])
         throw InvalidInput(fmt::format("Sizes of tensors must match except in dimension {}. Expected size {} but got size {} for "
                                        "tensor number {} in the list.", d, ref.sizes()[k], t.sizes()[k], i));
-    shape[d] += t.sizes()[d];
+    p.shape[d] += t.sizes()[d];
   }
-  Tensor out = Tensor::empty(*dt, shape);
+  return p;
+}
+
+StackPlan plan_stack(const std::vector<Tensor>& ts, int64_t dim) {
+  if (ts.empty()) throw InvalidInput("stack expects a non-empty TensorList");
+  StackPlan p;
+  p.dim = wrap_dim(dim, ts[0].dim() + 1);
+  for (size_t i = 0; i < ts.size(); ++i) {
+    if (ts[i].sizes() != ts[0].sizes())
+      throw InvalidInput(fmt::format("stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {}",
+                                     shape_string(ts[0].sizes()), shape_string(ts[i].sizes()), i));
+    p.parts.push_back(unsqueeze_impl(ts[i], p.dim));
+  }
+  return p;
+}
+
+}  // namespace cpu
+
+namespace {
+
+Tensor cat_impl(const std::vector<Tensor>& ts, int64_t dim) {
+  const CatPlan p = plan_cat(ts, dim);
+  Tensor out = Tensor::empty(p.dtype, p.shape);
   int64_t at = 0;
-  for (const Tensor* t : parts) {
-    Tensor region = narrow_impl(out, d, at, t->sizes()[d]);
+  for (const Tensor* t : p.parts) {
+    Tensor region = narrow_impl(out, p.dim, at, t->sizes()[p.dim]);
     copy_into(*t, region);
-    at += t->sizes()[d];
+    at += t->sizes()[p.dim];
   }
   return out;
 }
 
 Tensor stack_impl(const std::vector<Tensor>& ts, int64_t dim) {
-  if (ts.empty()) throw InvalidInput("stack expects a non-empty TensorList");
-  const int64_t d = wrap_dim(dim, ts[0].dim() + 1);
-  std::vector<Tensor> parts;
-  for (size_t i = 0; i < ts.size(); ++i) {
-    if (ts[i].sizes() != ts[0].sizes())
-      throw InvalidInput(fmt::format("stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {}",
-                                     shape_string(ts[0].sizes()), shape_string(ts[i].sizes()), i));
-    parts.push_back(unsqueeze_impl(ts[i], d));
-  }
-  return cat_impl(parts, d);
+  const StackPlan p = plan_stack(ts, dim);
+  return cat_impl(p.parts, p.dim);
 }
 
 Tensor repeat_impl(const Tensor& self, const std::vector<int64_t>& reps) {

@@ -222,13 +222,7 @@ Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int
     if (numel > (static_cast<unsigned __int128>(1) << 62))
       throw InvalidInput(fmt::format("Storage size calculation overflowed with sizes={}", shape_string(sizes)));
   }
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = base.storage();
-  impl->storage_offset = offset;
-  impl->sizes = std::move(sizes);
-  impl->strides = std::move(strides);
-  impl->dtype = base.dtype();
-  return Tensor(std::move(impl));
+  return Tensor::unchecked_view(base.storage(), base.dtype(), offset, std::move(sizes), std::move(strides));
 }
 
 Tensor expand_to(const Tensor& t, const std::vector<int64_t>& shape) {

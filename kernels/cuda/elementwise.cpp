@@ -17,8 +17,10 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cuda/context.h"
+#include "kernels/cuda/device_dtype.h"
 #include "kernels/cuda/copy_launch.h"
 #include "kernels/cuda/elementwise_launch.h"
 #include "kernels/cuda/register_cuda.h"
@@ -36,56 +38,18 @@ static_assert(static_cast<int>(DType::UInt8) == kDevUInt8 && static_cast<int>(DT
 namespace {
 
 using K = IValue::Kind;
+using cpu::check_out;
+using cpu::is_dense;
 
-int code(DType d) { return static_cast<int>(d); }
 bool in_device_memory(const Tensor& t) { return t.storage() && t.storage()->in_device_memory(); }
 const Tensor& targ(const Stack& s, size_t i) { return s[i].to_tensor(); }
 DType rtype(const IValue& a, const IValue& b) { return cpu::result_type({&a, &b}); }
 DType float_rtype(DType d) { return is_floating(d) ? d : DType::Float32; }
 
-void require_dtype(DType dt, const char* op) {
-  if (!device_dtype_supported(code(dt)))
-    throw NotOnDevice(fmt::format("{}: dtype {} is not supported on the device", op, dtype_name(dt)));
-}
-
-// The kernel type a compute dtype runs in (see the file comment).
-int kernel_type(DType dt, const char* op) {
-  if (dt == DType::Float32) return kDevFloat32;
-  if (dt == DType::Float64) return kDevFloat64;
-  if (dt == DType::Int64 || dt == DType::Int32 || dt == DType::Int16 || dt == DType::Int8 || dt == DType::UInt8 || dt == DType::Bool)
-    return kDevInt64;
-  throw NotOnDevice(fmt::format("{}: compute dtype {} is not supported on the device", op, dtype_name(dt)));
-}
-
-// As ATen checks an in-place/out result: the broadcast shape, and a dtype the result casts to.
-void check_out(const Tensor& out, DType result, const std::vector<int64_t>& shape) {
-  if (out.sizes() != shape)
-    throw InvalidInput(fmt::format("output with shape {} doesn't match the broadcast shape {}", shape_string(out.sizes()),
-                                   shape_string(shape)));
-  if (!cpu::can_cast(result, out.dtype()))
-    throw InvalidInput(fmt::format("result type {} can't be cast to the desired output type {}", scalar_type_name(result),
-                                   scalar_type_name(out.dtype())));
-}
-
 // An in-place target: written where it is, so it must already be in device memory.
 void require_device_self(const Tensor& self, const char* op) {
   if (!in_device_memory(self)) throw NotOnDevice(fmt::format("{}: in-place on a host tensor", op));
   require_dtype(self.dtype(), op);
-}
-
-// Whether `t` covers its memory without gaps or overlaps in some dim order (contiguous,
-// channels-last, a transpose of either).
-bool is_dense(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;
-  for (int64_t i = 0; i < t.dim(); ++i)
-    if (t.sizes()[i] != 1) dims.emplace_back(t.strides()[i], t.sizes()[i]);
-  std::sort(dims.begin(), dims.end());
-  int64_t expected = 1;
-  for (const auto& [stride, size] : dims) {
-    if (stride != expected) return false;
-    expected *= size;
-  }
-  return true;
 }
 
 // The result's layout as the CPU kernels give it: a dense non-contiguous input of the full shape
@@ -251,19 +215,9 @@ void require_float(const Tensor& x, const char* kernel) {
 
 // ---- arithmetic ------------------------------------------------------------------------------
 
-void check_alpha(const IValue& alpha, DType compute) {
-  if (alpha.is(K::Double) && !is_floating(compute))
-    throw InvalidInput("For integral input tensors, argument alpha must not be a floating point number.");
-  if (alpha.is(K::Bool) == false && compute == DType::Bool && cpu::scalar_double(alpha) != 1.0)
-    throw InvalidInput("Boolean alpha only supported for Boolean results.");
-}
-
 Tensor add_impl(const IValue& a, const IValue& b, const IValue& alpha, bool negate, const char* op, Tensor* into) {
   const DType dt = rtype(a, b);
-  if (negate && dt == DType::Bool)
-    throw InvalidInput("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
-                       "operator instead.");
-  check_alpha(alpha, dt);
+  cpu::check_add_args(alpha, dt, negate);
   const double al = cpu::scalar_double(alpha) * (negate ? -1.0 : 1.0);
   const int64_t ial = alpha.is(K::Int) ? alpha.to_int() * (negate ? -1 : 1) : static_cast<int64_t>(al);
   return run_binary(BinaryOp::Add, a, b, dt, dt, op, into, al, ial);

@@ -1,5 +1,5 @@
 // batch_norm (running statistics), layer_norm, group_norm and instance_norm on the device, float32.
-// Argument checks and messages follow kernels/cpu/norm.cpp; batch statistics in training mode
+// Argument checks are kernels/cpu/norm.h's; batch statistics in training mode
 // (which also update the running buffers in place) stay on the CPU.
 #include <cstdint>
 #include <vector>
@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cpu/nn_util.h"
+#include "kernels/cpu/norm.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cuda/context.h"
 #include "kernels/cuda/norm_launch.h"
@@ -16,11 +17,6 @@
 
 namespace jitctl::cuda {
 namespace {
-
-void check_param(const Tensor& t, int64_t n, const char* what, const char* op) {
-  if (t.defined() && t.numel() != n)
-    throw InvalidInput(fmt::format("{}: expected {} to have {} elements, but got {}", op, what, n, shape_string(t.sizes())));
-}
 
 void require_f32(const Tensor& t, const char* op) {
   if (t.defined() && t.dtype() != DType::Float32)
@@ -56,10 +52,8 @@ const float* contiguous_param(const Tensor& t, Tensor& keep) {
 Tensor batch_norm_eval(const Tensor& input_arg, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
                        bool training, double eps) {
   const char* op = "batch_norm";
-  if (input_arg.dim() < 2) throw InvalidInput(fmt::format("{}: expected 2D or more input (got {})", op, shape_string(input_arg.sizes())));
-  const int64_t n = input_arg.sizes()[0], c = input_arg.sizes()[1];
-  const int64_t plane = c == 0 || n == 0 ? 0 : input_arg.numel() / (n * c);
-  for (const Tensor* t : {&weight, &bias, &running_mean, &running_var}) check_param(*t, c, "running_mean, running_var, weight and bias", op);
+  const cpu::NormGeometry g = cpu::check_batch_norm_args(input_arg, weight, bias, running_mean, running_var);
+  const int64_t n = g.n, c = g.c, plane = g.plane;
   const bool use_batch_stats = training || !running_mean.defined() || !running_var.defined();
   if (use_batch_stats) throw NotOnDevice("batch_norm: batch statistics (training mode) are computed on the CPU");
   for (const Tensor* t : {&input_arg, &weight, &bias, &running_mean, &running_var}) require_f32(*t, op);
@@ -74,16 +68,7 @@ Tensor batch_norm_eval(const Tensor& input_arg, const Tensor& weight, const Tens
 }
 
 Tensor layer_norm(const Tensor& input_arg, const std::vector<int64_t>& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
-  const int64_t nd = static_cast<int64_t>(normalized_shape.size()), d = input_arg.dim();
-  bool ok = nd >= 1 && d >= nd;
-  for (int64_t i = 0; ok && i < nd; ++i) ok = input_arg.sizes()[d - nd + i] == normalized_shape[i];
-  if (!ok)
-    throw InvalidInput(fmt::format("Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}", shape_string(normalized_shape),
-                                   shape_string(normalized_shape).substr(1, shape_string(normalized_shape).size() - 2), shape_string(input_arg.sizes())));
-  int64_t inner = 1;
-  for (auto s : normalized_shape) inner *= s;
-  check_param(weight, inner, "weight", "layer_norm");
-  check_param(bias, inner, "bias", "layer_norm");
+  const int64_t inner = cpu::check_layer_norm_args(input_arg, normalized_shape, weight, bias);
   for (const Tensor* t : {&input_arg, &weight, &bias}) require_f32(*t, "layer_norm");
   const Tensor input = contiguous(input_arg);
   const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
@@ -98,16 +83,10 @@ Tensor layer_norm(const Tensor& input_arg, const std::vector<int64_t>& normalize
 }
 
 Tensor group_norm(const Tensor& input_arg, int64_t groups, const Tensor& weight, const Tensor& bias, double eps, const char* op) {
-  if (input_arg.dim() < 2) throw InvalidInput(fmt::format("{}: expected at least 2 dims, got {}", op, shape_string(input_arg.sizes())));
-  const int64_t n = input_arg.sizes()[0], c = input_arg.sizes()[1];
-  if (groups <= 0 || c % groups != 0)
-    throw InvalidInput(fmt::format("Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={}",
-                                   shape_string(input_arg.sizes()), groups));
-  check_param(weight, c, "weight", op);
-  check_param(bias, c, "bias", op);
+  const cpu::NormGeometry g = cpu::check_group_norm_args(input_arg, groups, weight, bias, op);
+  const int64_t n = g.n, c = g.c, plane = g.plane;
   for (const Tensor* t : {&input_arg, &weight, &bias}) require_f32(*t, op);
   const Tensor input = contiguous(input_arg);
-  const int64_t plane = n * c == 0 ? 0 : input.numel() / (n * c);
   Tensor out = empty(DType::Float32, input.sizes());
   if (out.numel() == 0) return out;
   Tensor wk, bk;

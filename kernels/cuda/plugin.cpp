@@ -67,16 +67,6 @@ std::shared_ptr<Storage> device_storage(size_t nbytes) {
   return Storage::in_device_memory(nbytes, device_of(s.device), address, std::move(block));
 }
 
-Tensor make_tensor(std::shared_ptr<Storage> storage, DType dtype, int64_t offset, std::vector<int64_t> sizes, std::vector<int64_t> strides) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::move(storage);
-  impl->storage_offset = offset;
-  impl->sizes = std::move(sizes);
-  impl->strides = std::move(strides);
-  impl->dtype = dtype;
-  return Tensor(std::move(impl));
-}
-
 // Bytes from the first to one past the last element a view reaches (non-negative strides).
 size_t view_extent_bytes(const Tensor& t) {
   int64_t last = 0;
@@ -275,7 +265,7 @@ Tensor empty_strided(DType dtype, const std::vector<int64_t>& sizes, const std::
     extent += (sizes[d] - 1) * strides[d];
   }
   const size_t nbytes = none ? 0 : static_cast<size_t>(extent) * element_size(dtype);
-  return make_tensor(device_storage(nbytes), dtype, 0, sizes, strides);
+  return Tensor::unchecked_view(device_storage(nbytes), dtype, 0, sizes, strides);
 }
 
 Tensor on_device(const Tensor& t) {
@@ -299,7 +289,7 @@ Tensor on_device(const Tensor& t) {
       std::lock_guard lock(s.upload_mu);
       s.uploads[storage.get()] = {storage, dev};
     }
-    Tensor out = make_tensor(dev, t.dtype(), t.storage_offset(), t.sizes(), t.strides());
+    Tensor out = Tensor::unchecked_view(dev, t.dtype(), t.storage_offset(), t.sizes(), t.strides());
     out.impl().requires_grad = t.requires_grad();
     out.impl().is_parameter = t.impl().is_parameter;
     return out;

@@ -1,15 +1,17 @@
 // Reductions on the device: sum, mean, amax/amin, max/min (all and .dim), argmax/argmin,
 // softmax and log_softmax. The host side follows kernels/cpu/reduction.cpp: the same output
-// dtypes, errors and [outer, R, inner] geometry (reduced dims permuted to the middle and the
-// input made contiguous on the device), then one kernel (reduction.cu).
+// dtypes and errors, and its [outer, R, inner] geometry (kernels/cpu/reduction.h) with the input
+// made contiguous on the device, then one kernel (reduction.cu).
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/reduction.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cuda/context.h"
+#include "kernels/cuda/device_dtype.h"
 #include "kernels/cuda/reduction_launch.h"
 #include "kernels/cuda/register_cuda.h"
 #include "kernels/cuda_backend.h"
@@ -18,65 +20,13 @@
 namespace jitctl::cuda {
 namespace {
 
-int code(DType d) { return static_cast<int>(d); }
 const Tensor& targ(const Stack& s, size_t i) { return s[i].to_tensor(); }
 const void* addr_or_null(const Tensor& t) { return t.numel() ? address(t) : nullptr; }
 
-void require_dtype(DType dt, const char* op) {
-  if (!device_dtype_supported(code(dt)))
-    throw NotOnDevice(fmt::format("{}: dtype {} is not supported on the device", op, dtype_name(dt)));
-}
+using Reduce = cpu::ReducePlan;
 
-// float32/float64 accumulate as themselves; integers and bool in int64.
-int kernel_type(DType dt, const char* op) {
-  if (dt == DType::Float32) return kDevFloat32;
-  if (dt == DType::Float64) return kDevFloat64;
-  if (dt == DType::Int64 || dt == DType::Int32 || dt == DType::Int16 || dt == DType::Int8 || dt == DType::UInt8 || dt == DType::Bool)
-    return kDevInt64;
-  throw NotOnDevice(fmt::format("{}: dtype {} is not supported on the device", op, dtype_name(dt)));
-}
-
-// The reduction geometry of a device input (kernels/cpu/reduction.cpp's plan_reduce).
-struct Reduce {
-  Tensor x;  // contiguous, in device memory
-  int64_t outer = 1, R = 1, inner = 1;
-  std::vector<int64_t> out_sizes;  // honoring keepdim
-};
-
-Reduce plan_reduce(const Tensor& input_arg, const std::vector<int64_t>& dims, bool keepdim) {
-  Reduce p;
-  const Tensor input = on_device(input_arg);
-  const int64_t nd = input.dim();
-  const auto& sz = input.sizes();
-  std::vector<bool> reduced(static_cast<size_t>(nd), false);
-  for (auto d : dims) reduced[d] = true;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (!reduced[d]) p.out_sizes.push_back(sz[d]);
-    else if (keepdim) p.out_sizes.push_back(1);
-  }
-  if (nd == 0) {
-    p.x = input;
-    return p;
-  }
-  const bool adjacent = dims.empty() || dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
-  if (adjacent && !dims.empty()) {
-    p.x = contiguous(input);
-    for (int64_t d = 0; d < nd; ++d) {
-      if (d < dims.front()) p.outer *= sz[d];
-      else if (d <= dims.back()) p.R *= sz[d];
-      else p.inner *= sz[d];
-    }
-    return p;
-  }
-  // Kept dims first, then the reduced ones: one contiguous copy, then an [outer, R] reduction.
-  std::vector<int64_t> order, psizes, pstrides;
-  for (int64_t d = 0; d < nd; ++d)
-    if (!reduced[d]) order.push_back(d), p.outer *= sz[d];
-  for (int64_t d = 0; d < nd; ++d)
-    if (reduced[d]) order.push_back(d), p.R *= sz[d];
-  for (auto d : order) psizes.push_back(sz[d]), pstrides.push_back(input.strides()[d]);
-  p.x = contiguous(cpu::make_view(input, psizes, pstrides, input.storage_offset()));
-  return p;
+Reduce plan_reduce(const Tensor& input, const std::vector<int64_t>& dims, bool keepdim) {
+  return cpu::plan_reduce(on_device(input), dims, keepdim, contiguous);
 }
 
 Tensor reduce(ReduceOp op, const Reduce& p, int kt, DType out_dt, const char* name) {

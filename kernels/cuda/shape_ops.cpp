@@ -11,9 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/shape_ops.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cuda/context.h"
 #include "kernels/cuda/copy_launch.h"
+#include "kernels/cuda/device_dtype.h"
 #include "kernels/cuda/register_cuda.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/registry.h"
@@ -23,7 +25,6 @@ namespace {
 
 using K = IValue::Kind;
 
-int code(DType d) { return static_cast<int>(d); }
 bool in_device_memory(const Tensor& t) { return t.storage() && t.storage()->in_device_memory(); }
 const Tensor& targ(const Stack& s, size_t i) { return s[i].to_tensor(); }
 
@@ -114,61 +115,23 @@ Tensor to_impl(const Tensor& self, std::optional<DType> dtype, const IValue& dev
 // ---- cat, stack ------------------------------------------------------------------------------
 
 Tensor cat_impl(const std::vector<Tensor>& ts, int64_t dim) {
-  if (ts.empty()) throw InvalidInput("torch.cat(): expected a non-empty list of Tensors");
-  // Legacy behavior: 1-D empty tensors are skipped whatever the other shapes.
-  std::vector<const Tensor*> parts;
-  std::optional<DType> dt;
-  for (const auto& t : ts) {
-    dt = dt ? cpu::promote_types(*dt, t.dtype()) : t.dtype();
-    if (!(t.dim() == 1 && t.sizes()[0] == 0)) parts.push_back(&t);
-  }
-  if (parts.empty()) return empty(*dt, ts[0].sizes());
-  const Tensor& ref = *parts[0];
-  if (ref.dim() == 0) throw InvalidInput("zero-dimensional tensor (at position 0) cannot be concatenated");
-  const int64_t d = cpu::wrap_dim(dim, ref.dim());
-  std::vector<int64_t> shape = ref.sizes();
-  shape[d] = 0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const Tensor& t = *parts[i];
-    if (t.dim() != ref.dim())
-      throw InvalidInput(fmt::format("Tensors must have same number of dimensions: got {} and {}", ref.dim(), t.dim()));
-    for (int64_t k = 0; k < ref.dim(); ++k)
-      if (k != d && t.sizes()[k] != ref.sizes()[k])
-        throw InvalidInput(fmt::format("Sizes of tensors must match except in dimension {}. Expected size {} but got size {} for "
-                                       "tensor number {} in the list.", d, ref.sizes()[k], t.sizes()[k], i));
-    shape[d] += t.sizes()[d];
-  }
-  for (const Tensor* t : parts) require_copyable(t->dtype(), *dt, "cat");
-  require_dims(ref, "cat");
-  Tensor out = empty(*dt, shape);
+  const cpu::CatPlan p = cpu::plan_cat(ts, dim);
+  if (p.parts.empty()) return empty(p.dtype, p.shape);
+  for (const Tensor* t : p.parts) require_copyable(t->dtype(), p.dtype, "cat");
+  require_dims(*p.parts[0], "cat");
+  Tensor out = empty(p.dtype, p.shape);
   int64_t at = 0;
-  for (const Tensor* t : parts) {
-    const Tensor region = cpu::make_view(out, t->sizes(), out.strides(), at * out.strides()[d]);
+  for (const Tensor* t : p.parts) {
+    const Tensor region = cpu::make_view(out, t->sizes(), out.strides(), at * out.strides()[p.dim]);
     copy_to(*t, region, "cat");
-    at += t->sizes()[d];
+    at += t->sizes()[p.dim];
   }
   return out;
 }
 
-Tensor unsqueeze_view(const Tensor& t, int64_t d) {
-  std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
-  const int64_t stride = d >= t.dim() ? 1 : sizes[d] * strides[d];
-  sizes.insert(sizes.begin() + d, 1);
-  strides.insert(strides.begin() + d, stride);
-  return cpu::make_view(t, std::move(sizes), std::move(strides), t.storage_offset());
-}
-
 Tensor stack_impl(const std::vector<Tensor>& ts, int64_t dim) {
-  if (ts.empty()) throw InvalidInput("stack expects a non-empty TensorList");
-  const int64_t d = cpu::wrap_dim(dim, ts[0].dim() + 1);
-  std::vector<Tensor> parts;
-  for (size_t i = 0; i < ts.size(); ++i) {
-    if (ts[i].sizes() != ts[0].sizes())
-      throw InvalidInput(fmt::format("stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {}",
-                                     shape_string(ts[0].sizes()), shape_string(ts[i].sizes()), i));
-    parts.push_back(unsqueeze_view(ts[i], d));
-  }
-  return cat_impl(parts, d);
+  const cpu::StackPlan p = cpu::plan_stack(ts, dim);
+  return cat_impl(p.parts, p.dim);
 }
 
 // ---- gathers ---------------------------------------------------------------------------------

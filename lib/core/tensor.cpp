@@ -53,6 +53,11 @@ Tensor Tensor::view_of(std::shared_ptr<Storage> storage, DType dtype, int64_t of
           shape_string(sizes), dtype_name(dtype), offset, static_cast<uint64_t>(need), storage->origin(),
           storage->nbytes()));
   }
+  return unchecked_view(std::move(storage), dtype, offset, std::move(sizes), std::move(strides));
+}
+
+Tensor Tensor::unchecked_view(std::shared_ptr<Storage> storage, DType dtype, int64_t offset, std::vector<int64_t> sizes,
+                              std::vector<int64_t> strides) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
   impl->storage_offset = offset;

@@ -31,6 +31,9 @@ class Tensor {
   static Tensor view_of(std::shared_ptr<Storage> storage, DType dtype, int64_t offset,
                         std::vector<int64_t> sizes, std::vector<int64_t> strides,
                         const std::string& where);
+  // view_of without its checks, for callers whose geometry is right by construction.
+  static Tensor unchecked_view(std::shared_ptr<Storage> storage, DType dtype, int64_t offset, std::vector<int64_t> sizes,
+                               std::vector<int64_t> strides);
   static Tensor empty(DType dtype, std::vector<int64_t> sizes, Device device = {});
 
   bool defined() const { return impl_ != nullptr; }
