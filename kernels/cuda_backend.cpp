@@ -54,9 +54,13 @@ Loaded load() {
     return r;
   }
   std::string errors;
+  const char* named = std::getenv("JITCTL_CUDA_PLUGIN");
   for (const std::string& path : plugin_candidates()) {
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) continue;
+    if (!std::filesystem::exists(path, ec)) {
+      if (named && *named) errors = fmt::format("JITCTL_CUDA_PLUGIN={}: no such file", path);
+      continue;
+    }
     // RTLD_NOW: a missing CUDA library or symbol shows here, as one message, not at the first kernel.
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
@@ -74,7 +78,7 @@ Loaded load() {
     return r;
   }
   r.why = errors.empty() ? fmt::format("{} not found beside jitctl or in {}", kPlugin, *JITCTL_CUDA_PLUGIN_DIR ? JITCTL_CUDA_PLUGIN_DIR : "the build tree")
-                         : "the CUDA libraries could not be loaded: " + errors;
+                         : "the CUDA backend could not be loaded: " + errors;
   return r;
 }
 
