@@ -399,9 +399,9 @@ Tensor with_batch(const Tensor& input, const Tensor& weight, const std::function
   return Tensor::view_of(r.storage(), r.dtype(), r.storage_offset(), rs, contiguous_strides(rs), "convolution");
 }
 
-void k_conv(Stack& s, size_t nsp, const char* op) {
-  const Tensor &input = s[0].to_tensor(), &weight = s[1].to_tensor();
-  const Tensor bias = optional_tensor(s[2]);
+}  // namespace
+
+ConvArgs conv_args_from_stack(const std::vector<IValue>& s) {
   ConvArgs a;
   a.stride = int_list(s[3]);
   if (s[4].is(IValue::Kind::String))
@@ -410,6 +410,15 @@ void k_conv(Stack& s, size_t nsp, const char* op) {
     a.padding = int_list(s[4]);
   a.dilation = int_list(s[5]);
   a.groups = s[6].to_int();
+  return a;
+}
+
+namespace {
+
+void k_conv(Stack& s, size_t nsp, const char* op) {
+  const Tensor &input = s[0].to_tensor(), &weight = s[1].to_tensor();
+  const Tensor bias = optional_tensor(s[2]);
+  const ConvArgs a = conv_args_from_stack(s);
   if (weight.dim() != static_cast<int64_t>(nsp) + 2)
     throw InvalidInput(fmt::format("{}: expected a {}-D weight, got {}", op, nsp + 2, shape_string(weight.sizes())));
   Tensor r = with_batch(input, weight, [&](const Tensor& x) { return convolution(x, weight, bias, a, op); });

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/ivalue.h"
 #include "lib/core/tensor.h"
 
 namespace jitctl::cpu {
@@ -34,5 +35,9 @@ struct ConvParams {
 // Checks a batched input ([N, C, H, W], or [N, C, L] for a 3-D weight), the weight and the bias
 // as PyTorch does (its messages), and computes the output geometry. `op` names the op in messages.
 ConvParams conv_params(const Tensor& input, const Tensor& weight, const Tensor& bias, ConvArgs a, const char* op);
+
+// The arguments of aten::conv1d/conv2d(.padding) on their stack: (input, weight, bias?, stride,
+// padding (int[] or 'same'/'valid'), dilation, groups). The CUDA kernels read them here too.
+ConvArgs conv_args_from_stack(const std::vector<IValue>& s);
 
 }  // namespace jitctl::cpu

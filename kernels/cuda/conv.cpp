@@ -308,14 +308,7 @@ Tensor without_batch_dim(const Tensor& t) {
 Tensor conv_from_stack(const Stack& s, size_t nsp, bool relu, const char* op) {
   const Tensor &input = s[0].to_tensor(), &weight = s[1].to_tensor();
   const Tensor bias = cpu::optional_tensor(s[2]);
-  cpu::ConvArgs a;
-  a.stride = cpu::int_list(s[3]);
-  if (s[4].is(IValue::Kind::String))
-    a.padding_mode = s[4].to_string();
-  else
-    a.padding = cpu::int_list(s[4]);
-  a.dilation = cpu::int_list(s[5]);
-  a.groups = s[6].to_int();
+  const cpu::ConvArgs a = cpu::conv_args_from_stack(s);
   if (weight.dim() != static_cast<int64_t>(nsp) + 2)
     throw InvalidInput(fmt::format("{}: expected a {}-D weight, got {}", op, nsp + 2, shape_string(weight.sizes())));
   if (input.dim() == weight.dim() - 1) return without_batch_dim(convolution(with_batch_dim(input), weight, bias, a, relu, op));
@@ -376,14 +369,7 @@ Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tens
 void conv2d_fused_kernel(Stack& s) {
   const Tensor &input = s[0].to_tensor(), &weight = s[1].to_tensor();
   if (input.dim() != 4 || weight.dim() != 4) throw NotOnDevice("conv2d_fused: a batched 4-D input and weight only");
-  cpu::ConvArgs a;
-  a.stride = cpu::int_list(s[3]);
-  if (s[4].is(IValue::Kind::String))
-    a.padding_mode = s[4].to_string();
-  else
-    a.padding = cpu::int_list(s[4]);
-  a.dilation = cpu::int_list(s[5]);
-  a.groups = s[6].to_int();
+  const cpu::ConvArgs a = cpu::conv_args_from_stack(s);
   const Tensor residual = cpu::optional_tensor(s[7]);
   Tensor out = convolution(input, weight, cpu::optional_tensor(s[2]), a, s[8].to_bool(), "conv2d", residual);
   cpu::set_output(s, IValue(std::move(out)));
