@@ -402,11 +402,7 @@ Tensor clamp_impl(const Tensor& x, const IValue& lo, const IValue& hi, Tensor* i
     }
     return r;
   }
-  const IValue xv(x);
-  std::vector<const IValue*> ops{&xv};
-  if (!lo.is_none()) ops.push_back(&lo);
-  if (!hi.is_none()) ops.push_back(&hi);
-  const DType dt = result_type(ops);
+  const DType dt = clamp_result_type(x, lo, hi);
   return unary(x, dt, "clamp", [&](auto t) {
     using T = decltype(t);
     const bool has_lo = !lo.is_none(), has_hi = !hi.is_none();
@@ -924,6 +920,14 @@ bool is_dense(const Tensor& t) {
     expected *= size;
   }
   return true;
+}
+
+DType clamp_result_type(const Tensor& x, const IValue& lo, const IValue& hi) {
+  const IValue xv(x);
+  std::vector<const IValue*> ops{&xv};
+  if (!lo.is_none()) ops.push_back(&lo);
+  if (!hi.is_none()) ops.push_back(&hi);
+  return result_type(ops);
 }
 
 void check_add_args(const IValue& alpha, DType compute, bool negate) {

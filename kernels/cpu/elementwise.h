@@ -15,5 +15,7 @@ void check_out(const Tensor& out, DType result, const std::vector<int64_t>& shap
 bool is_dense(const Tensor& t);
 // add/sub's checks of the compute dtype against `alpha` (sub: `negate`).
 void check_add_args(const IValue& alpha, DType compute, bool negate);
+// clamp's result dtype with Scalar bounds: torch.result_type over x and the bounds given.
+DType clamp_result_type(const Tensor& x, const IValue& lo, const IValue& hi);
 
 }  // namespace jitctl::cpu

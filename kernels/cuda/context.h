@@ -22,7 +22,6 @@ cublasHandle_t cublas();
 cudnnHandle_t cudnn();
 bool tf32();            // --tf32: tensor-core math allowed for fp32
 bool capturing();       // inside a graph capture (see CudaBackend::begin_capture)
-const cudaDeviceProp& properties();
 
 // A new contiguous device tensor, uninitialized (kernels write every element).
 Tensor empty(DType dtype, const std::vector<int64_t>& sizes);

@@ -305,18 +305,18 @@ Tensor without_batch_dim(const Tensor& t) {
 }
 
 // conv1d/conv2d(.padding): (input, weight, bias?, stride, padding, dilation, groups).
-Tensor conv_from_stack(const Stack& s, size_t nsp, bool relu, const char* op) {
+Tensor conv_from_stack(const Stack& s, size_t nsp, const char* op) {
   const Tensor &input = s[0].to_tensor(), &weight = s[1].to_tensor();
   const Tensor bias = cpu::optional_tensor(s[2]);
   const cpu::ConvArgs a = cpu::conv_args_from_stack(s);
   if (weight.dim() != static_cast<int64_t>(nsp) + 2)
     throw InvalidInput(fmt::format("{}: expected a {}-D weight, got {}", op, nsp + 2, shape_string(weight.sizes())));
-  if (input.dim() == weight.dim() - 1) return without_batch_dim(convolution(with_batch_dim(input), weight, bias, a, relu, op));
-  return convolution(input, weight, bias, a, relu, op);
+  if (input.dim() == weight.dim() - 1) return without_batch_dim(convolution(with_batch_dim(input), weight, bias, a, false, op));
+  return convolution(input, weight, bias, a, false, op);
 }
 
-void k_conv1d(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 1, false, "conv1d"))); }
-void k_conv2d(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 2, false, "conv2d"))); }
+void k_conv1d(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 1, "conv1d"))); }
+void k_conv2d(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 2, "conv2d"))); }
 
 // _convolution, _convolution.deprecated, convolution: (input, weight, bias, stride, padding,
 // dilation, transposed, output_padding, groups, ...flags). The flags (benchmark, deterministic,
@@ -375,7 +375,6 @@ void conv2d_fused_kernel(Stack& s) {
   cpu::set_output(s, IValue(std::move(out)));
 }
 
-void conv2d_relu_kernel(Stack& s) { cpu::set_output(s, IValue(conv_from_stack(s, 2, true, "conv2d"))); }
 
 void register_conv_kernels() {
   register_kernel("aten::conv1d", k_conv1d, Backend::CUDA);

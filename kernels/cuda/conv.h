@@ -1,6 +1,6 @@
 #pragma once
-// The device convolution behind aten::conv1d/conv2d/_convolution (conv.cpp), for the plugin's
-// fusions: a conv2d followed by relu runs as one cudnnConvolutionBiasActivationForward.
+// The device convolution behind aten::conv1d/conv2d/_convolution and the runtime's fused
+// conv + residual + relu (jitctl::conv2d_fused, conv.cpp).
 #include "kernels/cpu/conv.h"
 #include "kernels/registry.h"
 #include "lib/core/tensor.h"
@@ -18,10 +18,5 @@ namespace jitctl::cuda {
 // With `residual` (same shape, float32; requires a bias and relu): relu(conv + bias + residual).
 Tensor convolution(const Tensor& input, const Tensor& weight, const Tensor& bias, const cpu::ConvArgs& args, bool relu, const char* op,
                    const Tensor& residual = Tensor());
-
-// relu(conv2d(input, weight, bias, ...)): the stack of aten::conv2d or aten::conv2d.padding
-// (input, weight, bias?, stride, padding (int[] or str), dilation, groups), replaced by the one
-// output. Unbatched inputs (3-D) are taken as conv2d takes them.
-void conv2d_relu_kernel(Stack& stack);
 
 }  // namespace jitctl::cuda

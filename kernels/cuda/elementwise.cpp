@@ -305,11 +305,7 @@ Tensor clamp_impl(const Tensor& x, const IValue& lo, const IValue& hi, Tensor* i
     }
     return r;
   }
-  const IValue xv(x);
-  std::vector<const IValue*> ops{&xv};
-  if (!lo.is_none()) ops.push_back(&lo);
-  if (!hi.is_none()) ops.push_back(&hi);
-  const DType dt = cpu::result_type(ops);
+  const DType dt = cpu::clamp_result_type(x, lo, hi);
   UnaryParams p;
   if (!lo.is_none()) p.a = cpu::scalar_double(lo), p.flags |= 1;
   if (!hi.is_none()) p.b = cpu::scalar_double(hi), p.flags |= 2;

@@ -31,7 +31,6 @@ struct State {
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;
   cudnnHandle_t cudnn = nullptr;
-  cudaDeviceProp props{};
   Allocator allocator;
   std::shared_ptr<Allocator::Pool> capture_pool;  // non-null while capturing
   bool capturing = false;
@@ -65,16 +64,6 @@ std::shared_ptr<Storage> device_storage(size_t nbytes) {
   std::shared_ptr<void> block = s.allocator.allocate(nbytes, s.capturing ? s.capture_pool : nullptr);
   void* address = block.get();
   return Storage::in_device_memory(nbytes, device_of(s.device), address, std::move(block));
-}
-
-// Bytes from the first to one past the last element a view reaches (non-negative strides).
-size_t view_extent_bytes(const Tensor& t) {
-  int64_t last = 0;
-  for (size_t d = 0; d < t.sizes().size(); ++d) {
-    if (t.sizes()[d] == 0) return 0;
-    last += (t.sizes()[d] - 1) * t.strides()[d];
-  }
-  return static_cast<size_t>(last + 1) * element_size(t.dtype());
 }
 
 bool from_archive(const Storage& s) { return s.origin() != "memory" && !s.in_device_memory(); }
@@ -148,7 +137,6 @@ class Backend final : public CudaBackend {
     if (index >= n)
       throw InvalidInput(fmt::format("there {} {} CUDA device{} (cuda:0{})", n == 1 ? "is" : "are", n, n == 1 ? "" : "s", n == 1 ? "" : fmt::format("..cuda:{}", n - 1)));
     check(cudaSetDevice(index), "cudaSetDevice");
-    check(cudaGetDeviceProperties(&s.props, index), "cudaGetDeviceProperties");
     check(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cublasCreate(&s.cublas), "cublasCreate");
     check(cublasSetStream(s.cublas, s.stream), "cublasSetStream");
@@ -251,7 +239,6 @@ cublasHandle_t cublas() { return selected_state().cublas; }
 cudnnHandle_t cudnn() { return selected_state().cudnn; }
 bool tf32() { return state().tf32; }
 bool capturing() { return state().capturing; }
-const cudaDeviceProp& properties() { return selected_state().props; }
 
 Tensor empty(DType dtype, const std::vector<int64_t>& sizes) {
   return empty_strided(dtype, sizes, contiguous_strides(sizes));
