@@ -92,13 +92,14 @@ Tensor PackedLinear::run(const Tensor& input_arg, const Tensor& residual) const 
   out_sizes.push_back(n_);
   Tensor out = new_output(DType::Float32, out_sizes);
   if (has_residual(epilogue_)) {
-    if (!residual.defined() || residual.sizes() != out_sizes || residual.dtype() != DType::Float32)
-      throw InvalidInput(fmt::format("linear: the residual added to the output must have size {}, got {}", shape_string(out_sizes),
+    // A residual that broadcasts to the output (a bias-like [N] term, say) is expanded in the copy.
+    if (!residual.defined() || !broadcasts_to(residual.sizes(), out_sizes) || residual.dtype() != DType::Float32)
+      throw InvalidInput(fmt::format("linear: the residual added to the output must broadcast to size {}, got {}", shape_string(out_sizes),
                                      residual.defined() ? shape_string(residual.sizes()) : "None"));
-    if (residual.is_contiguous())
+    if (residual.sizes() == out_sizes && residual.is_contiguous())
       std::memcpy(out.mutable_data(), residual.data(), out.nbytes());
     else
-      copy_strided(residual, out);
+      copy_strided(expand_to(residual, out_sizes), out);
   }
   if (rows == 0) return out;
   Tensor input = input_arg;

@@ -213,6 +213,14 @@ std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::
   return out;
 }
 
+bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  if (from.size() > to.size()) return false;
+  const size_t lead = to.size() - from.size();
+  for (size_t i = 0; i < from.size(); ++i)
+    if (from[i] != 1 && from[i] != to[lead + i]) return false;
+  return true;
+}
+
 Tensor make_view(const Tensor& base, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
   // A view's sizes may come from the model (expand, as_strided): its element count must fit in
   // int64, or numel() wraps around and a kernel sees the wrong number of elements.

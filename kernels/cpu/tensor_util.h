@@ -92,6 +92,8 @@ bool can_cast(DType from, DType to);
 
 // Output shape of broadcasting `a` with `b`; InvalidInput with PyTorch's message when incompatible.
 std::vector<int64_t> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+// Does `from` broadcast to exactly `to` (expand() would accept it)?
+bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to);
 
 // A tensor that shares `base`'s storage with the given geometry (no bounds check: callers derive
 // it from base's own geometry).

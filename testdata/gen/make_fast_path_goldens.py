@@ -218,6 +218,12 @@ def fused_cases():
         c["linear_row_" + "_".join(p[0] for p in post)] = ("linear", (x, w, b, res), tuple(post), apply(base, post, res))
     x, w = r(300), r(9, 300) / 17
     c["linear_vector_nobias_relu"] = ("linear", (x, w, None, None), (("relu", 0, 0),), F.relu(F.linear(x, w)))
+    # A residual that broadcasts to the output (tanh(linear(x)) + prior), many rows and one row.
+    for xs, rs in (((3, 11, 150), (70,)), ((3, 11, 150), (11, 1)), ((1, 150), (70,))):
+        for post in ([("tanh", 0, 0), ("add", 0, 0)], [("add", 0, 0), ("relu", 0, 0)]):
+            x, w, b, res = r(*xs), r(70, 150) / 12, r(70), r(*rs)
+            name = "linear_broadcast_res_" + "x".join(map(str, rs)) + f"_rows{xs[0]}_" + "_".join(p[0] for p in post)
+            c[name] = ("linear", (x, w, b, res), tuple(post), apply(F.linear(x, w, b), post, res))
     return c
 
 

@@ -209,7 +209,7 @@ TEST_CASE("fast paths: a packed linear on raw rows with gaps between them, resid
     std::vector<float> xin(static_cast<size_t>(rows * ld), 1e30f), out(static_cast<size_t>(rows * ldo), 0.f);
     for (int64_t r = 0; r < rows; ++r) std::memcpy(&xin[r * ld], static_cast<const float*>(x.data()) + r * k, k * sizeof(float));
     if (res.defined()) {
-      const Tensor rc = cpu::contiguous(res);
+      const Tensor rc = cpu::contiguous(cpu::expand_to(res, want.sizes()));
       for (int64_t r = 0; r < rows; ++r) std::memcpy(&out[r * ldo], static_cast<const float*>(rc.data()) + r * n, n * sizeof(float));
     }
     lin.run_rows(xin.data(), rows, ld, out.data(), ldo);
