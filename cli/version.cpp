@@ -5,6 +5,7 @@
 #include "kernels/cuda_backend.h"
 #include "lib/core/describe.h"
 
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +18,12 @@
 #endif
 #ifndef JITCTL_NATIVE
 #define JITCTL_NATIVE 0
+#endif
+#ifndef JITCTL_MIMALLOC
+#define JITCTL_MIMALLOC 0
+#endif
+#if JITCTL_MIMALLOC
+#include <mimalloc.h>
 #endif
 #ifndef JITCTL_BUILDTYPE
 #define JITCTL_BUILDTYPE "unknown"
@@ -92,6 +99,20 @@ std::string cpu_has() {
   return s.empty() ? "(not detected)" : s;
 }
 
+// Which malloc serves the process: mimalloc when linked (meson -Dallocator), else the C library's.
+std::string allocator() {
+#if JITCTL_MIMALLOC
+  // Linking is not proof: a library loaded ahead of it could still win malloc's symbol.
+  void* probe = std::malloc(64);
+  const bool serving = mi_is_in_heap_region(probe);
+  std::free(probe);
+  const int v = mi_version();
+  return fmt::format("mimalloc {}.{}.{} ({})", v / 100, v / 10 % 10, v % 10, serving ? "serving malloc" : "linked, but not serving malloc");
+#else
+  return "the C library's malloc";
+#endif
+}
+
 }  // namespace
 
 // Whether the CUDA backend is built in, whether its libraries load, and which GPUs are visible.
@@ -132,6 +153,7 @@ std::string version_text() {
                    cpu_has());
   s += fmt::format("threads      {}\n", openmp_version());
   s += fmt::format("matrices     {}\n", blas_library());
+  s += fmt::format("allocator    {}\n", allocator());
   s += fmt::format("CUDA         {}\n", cuda_summary());
   s += "file formats TorchScript archives (torch.jit.save, PyTorch 1.x and 2.x), torch.save files, .npy, .npz";
   return s;

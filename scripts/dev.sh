@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 BUILD_DEPS=(meson ninja-build pkg-config g++ python3 libcli11-dev libzip-dev libfmt-dev libdtl-dev
-            libeigen3-dev doctest-dev nlohmann-json3-dev libopenblas-openmp-dev libdnnl-dev)
+            libeigen3-dev doctest-dev nlohmann-json3-dev libopenblas-openmp-dev libdnnl-dev libmimalloc-dev)
 # The reference PyTorch (1.13) for the oracle tests; the suite itself runs without it (tests skip).
 # Graphviz: the test that renders the largest graphs' --format dot output with dot -Tsvg.
 TEST_DEPS=(python3-torch python3-torchvision libopenblas0-openmp graphviz)

@@ -267,7 +267,12 @@ TEST_CASE("cli: every --help has an example; completion and --version come from 
   CHECK(cli({"completion", "zsh"}).out.find("#compdef jitctl") == 0);
   const auto v = cli({"--version"});
   CHECK(v.exit_code == 0);
-  for (const char* w : {"built with", "OpenMP", "CUDA", "running on"}) CHECK(v.out.find(w) != std::string::npos);
+  for (const char* w : {"built with", "OpenMP", "CUDA", "running on", "allocator"}) CHECK(v.out.find(w) != std::string::npos);
+  // A build with mimalloc (meson -Dallocator) must have it serve malloc, or the link order lost it.
+  if (JITCTL_MIMALLOC) {
+    const bool serving = v.out.find("serving malloc") != std::string::npos && v.out.find("not serving") == std::string::npos;
+    CHECK_MESSAGE(serving, v.out);
+  }
 }
 
 TEST_CASE("cli: dot output of the largest inlined graphs renders with Graphviz") {
