@@ -52,22 +52,28 @@ JITCTL_ALWAYS_INLINE Window window_of(const Geometry& g, int64_t y, int64_t x) {
 // otherwise unrolls a 16- or 8-long loop into scalar compares and branches before vectorizing.
 constexpr int64_t kBlock = 64;
 
-JITCTL_ALWAYS_INLINE bool max_wins(float s, float o) { return s > o || s != s; }
-
-// B channels' maxima in registers.
+// B channels' maxima in registers. ATen keeps the last NaN of the window (val > max || isnan(val));
+// that is one compare-and-blend chain per vector, so the maximum (s > acc ? s : acc, a single
+// vmaxps) and the last NaN seen are kept apart as two short chains and joined at the end.
 template <int64_t B>
 JITCTL_ALWAYS_INLINE void max_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n) {
-  float acc[B];
+  float acc[B], nan[B];
 #pragma omp simd
-  for (int64_t j = 0; j < B; ++j) acc[j] = -std::numeric_limits<float>::infinity();
+  for (int64_t j = 0; j < B; ++j) {
+    acc[j] = -std::numeric_limits<float>::infinity();
+    nan[j] = 0.f;
+  }
   for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
     for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
       const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
 #pragma omp simd
-      for (int64_t j = 0; j < B; ++j) acc[j] = max_wins(s[j], acc[j]) ? s[j] : acc[j];
+      for (int64_t j = 0; j < B; ++j) {
+        acc[j] = s[j] > acc[j] ? s[j] : acc[j];
+        nan[j] = s[j] != s[j] ? s[j] : nan[j];
+      }
     }
 #pragma omp simd
-  for (int64_t j = 0; j < B; ++j) o[j] = acc[j];
+  for (int64_t j = 0; j < B; ++j) o[j] = nan[j] != nan[j] ? nan[j] : acc[j];
 }
 
 template <int64_t B>
