@@ -303,6 +303,9 @@ class Lowering {
         const_of_[n->output()] = static_cast<uint32_t>(f_.constants.size() - 1);
         return;
       }
+      case prim::ListConstruct:
+        if (emit_constant_list(n)) return;
+        return emit_kernel(n);
       case prim::Uninitialized:
         f_.constants.emplace_back();
         const_of_[n->output()] = static_cast<uint32_t>(f_.constants.size() - 1);
@@ -358,6 +361,29 @@ class Lowering {
       case prim::Exit: return emit_with(n);
       default: return emit_kernel(n);
     }
+  }
+
+  // A list of constant ints, floats or bools that only operators read (conv strides, pool
+  // windows, view sizes) is built once, as a constant, instead of on every call. Lists are mutable
+  // in TorchScript, so every reader must be an operator whose schema neither writes nor aliases
+  // that argument: a shared list then cannot change or escape.
+  bool emit_constant_list(Node* n) {
+    const auto* lt = n->output()->type()->cast<ListType>();
+    if (!lt) return false;
+    const TypeKind ek = lt->elem()->kind();
+    if (ek != TypeKind::Int && ek != TypeKind::Float && ek != TypeKind::Bool) return false;
+    for (const Value* v : n->inputs())
+      if (!const_of_.count(v)) return false;
+    if (n->output()->uses().empty()) return false;
+    for (const Use& u : n->output()->uses()) {
+      const FunctionSchema* s = u.user->kind() == prim::ListConstruct ? nullptr : schema_of(u.user);
+      if (!s || s->is_vararg || u.offset >= s->arguments.size() || s->arguments[u.offset].alias_info) return false;
+    }
+    auto list = std::make_shared<ListData>();
+    for (const Value* v : n->inputs()) list->items.push_back(f_.constants[const_of_.at(v)]);
+    f_.constants.emplace_back(std::move(list));
+    const_of_[n->output()] = static_cast<uint32_t>(f_.constants.size() - 1);
+    return true;
   }
 
   // `with obj:` runs obj.__enter__() at prim::Enter and obj.__exit__(None, None, None) at

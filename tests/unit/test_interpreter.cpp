@@ -160,6 +160,28 @@ TEST_CASE("interpreter: a method can run again, from several registers, after a 
   for (int i = 0; i < 2; ++i) CHECK(differs(m({IValue(7)}), json{{"tuple", {3, 2}}}) == "");
 }
 
+TEST_CASE("interpreter: a list of constants is built once only where no reader can change or keep it") {
+  // %l is appended to (a written argument) and %r is returned: both must be new lists on every
+  // call. %k is only read by aten::len and may be a shared constant.
+  Method m = plan_graph(parse_graph(R"(graph(%a : int):
+  %1 : int = prim::Constant[value=1]()
+  %2 : int = prim::Constant[value=2]()
+  %l : int[] = prim::ListConstruct(%1, %2)
+  %_ : int[] = aten::append(%l, %a)
+  %n : int = aten::len(%l)
+  %k : int[] = prim::ListConstruct(%1, %2)
+  %nk : int = aten::len(%k)
+  %r : int[] = prim::ListConstruct(%1, %2)
+  %out : (int, int, int[]) = prim::TupleConstruct(%n, %nk, %r)
+  return (%out)
+)"));
+  for (int i = 0; i < 3; ++i) {
+    const IValue out = m({IValue(7)});
+    CHECK(differs(out, json{{"tuple", {3, 2, {1, 2}}}}) == "");
+    out.to_tuple()->items.at(2).to_list()->items.push_back(IValue(int64_t{99}));  // the caller keeps and changes it
+  }
+}
+
 TEST_CASE("interpreter: module attributes change between calls; interface calls dispatch on the class") {
   const json want = read_json("stateful.json");
   Runtime rt = Runtime::load((test::testdata_dir() / "interpreter" / "stateful.pt").string());
