@@ -247,6 +247,69 @@ JITCTL_ISA_CLONES(void, max_pool_plane_f32,
                   (const float* src, float* dst, float* rm, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a),
                   (src, dst, rm, h, w, oh, ow, a))
 
+// One plane of avg pooling. Each window is summed in ATen's order (its rows, left to right) and
+// divided as ATen divides, so the result is the same to the bit; the outputs whose window lies
+// inside the row are summed together, one window column at a time, in a loop over outputs the
+// compiler vectorizes, the edges one by one.
+template <class T>
+JITCTL_ALWAYS_INLINE void avg_pool_plane_body(const T* src, T* dst, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a,
+                                              bool count_include_pad, int64_t divisor) {
+  const int64_t kw = a.k[1], sw = a.s[1], pw = a.p[1];
+  const int64_t xa = std::min(ow, (pw + sw - 1) / sw);
+  const int64_t xb = std::max(xa, std::min(ow, w - kw + pw >= 0 ? (w - kw + pw) / sw + 1 : 0));
+  for (int64_t y = 0; y < oh; ++y) {
+    int64_t y0 = y * a.s[0] - a.p[0];
+    int64_t y1 = std::min(y0 + a.k[0], h + a.p[0]);
+    const int64_t pool_h = y1 - y0;
+    y0 = std::max<int64_t>(y0, 0);
+    y1 = std::min(y1, h);
+    T* d = dst + y * ow;
+    auto edge = [&](int64_t x) {
+      int64_t x0 = x * sw - pw;
+      int64_t x1 = std::min(x0 + kw, w + pw);
+      const int64_t pool_size = pool_h * (x1 - x0);
+      x0 = std::max<int64_t>(x0, 0);
+      x1 = std::min(x1, w);
+      T sum = 0;
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) sum += src[iy * w + ix];
+      const int64_t div = divisor ? divisor : count_include_pad ? pool_size : (y1 - y0) * (x1 - x0);
+      d[x] = div == 0 ? T(0) : sum / T(div);
+    };
+    for (int64_t x = 0; x < xa; ++x) edge(x);
+    auto columns = [&](auto stride) {
+      const int64_t st = stride;
+      T* out = d;
+      for (int64_t x = xa; x < xb; ++x) out[x] = T(0);
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t j = 0; j < kw; ++j) {
+          const T* r = src + iy * w - pw + j;
+          // The output never overlaps the input; GCC cannot tell and would keep the loop scalar.
+#pragma omp simd
+          for (int64_t x = xa; x < xb; ++x) out[x] += r[x * st];
+        }
+      const int64_t div = divisor ? divisor : count_include_pad ? pool_h * kw : (y1 - y0) * kw;
+      for (int64_t x = xa; x < xb; ++x) out[x] = div == 0 ? T(0) : out[x] / T(div);
+    };
+    if (sw == 1)
+      columns(std::integral_constant<int64_t, 1>{});
+    else if (sw == 2)
+      columns(std::integral_constant<int64_t, 2>{});
+    else
+      columns(sw);
+    for (int64_t x = xb; x < ow; ++x) edge(x);
+  }
+}
+
+JITCTL_ALWAYS_INLINE void avg_pool_plane_f32_body(const float* src, float* dst, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a,
+                                                  bool count_include_pad, int64_t divisor) {
+  avg_pool_plane_body<float>(src, dst, h, w, oh, ow, a, count_include_pad, divisor);
+}
+JITCTL_ISA_CLONES(void, avg_pool_plane_f32,
+                  (const float* src, float* dst, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a, bool count_include_pad,
+                   int64_t divisor),
+                  (src, dst, h, w, oh, ow, a, count_include_pad, divisor))
+
 template <class T>
 void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64_t ow, const PoolArgs& a) {
   over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
@@ -336,25 +399,11 @@ Tensor avg_pool(const Stack& st, int64_t spatial, const char* op) {
     T* o = mutable_data_of<T>(out);
     over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
       const T* src = in + plane * pl.h * pl.w;
-      for (int64_t y = 0; y < oh; ++y) {
-        int64_t y0 = y * a.s[0] - a.p[0];
-        int64_t y1 = std::min(y0 + a.k[0], pl.h + a.p[0]);
-        const int64_t pool_h = y1 - y0;
-        y0 = std::max<int64_t>(y0, 0);
-        y1 = std::min(y1, pl.h);
-        for (int64_t x = 0; x < ow; ++x) {
-          int64_t x0 = x * a.s[1] - a.p[1];
-          int64_t x1 = std::min(x0 + a.k[1], pl.w + a.p[1]);
-          const int64_t pool_size = pool_h * (x1 - x0);
-          x0 = std::max<int64_t>(x0, 0);
-          x1 = std::min(x1, pl.w);
-          T sum = 0;
-          for (int64_t iy = y0; iy < y1; ++iy)
-            for (int64_t ixx = x0; ixx < x1; ++ixx) sum += src[iy * pl.w + ixx];
-          const int64_t div = divisor ? divisor : count_include_pad ? pool_size : (y1 - y0) * (x1 - x0);
-          o[plane * oh * ow + y * ow + x] = div == 0 ? T(0) : sum / T(div);
-        }
-      }
+      T* dst = o + plane * oh * ow;
+      if constexpr (std::is_same_v<T, float>)
+        avg_pool_plane_f32(src, dst, pl.h, pl.w, oh, ow, a, count_include_pad, divisor);
+      else
+        avg_pool_plane_body(src, dst, pl.h, pl.w, oh, ow, a, count_include_pad, divisor);
     });
   });
   return out;
