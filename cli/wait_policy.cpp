@@ -49,22 +49,35 @@ bool may_use_threads(int argc, char** argv) {
   return !explicit_threads && intraop_default_num_threads() > 1;
 }
 
+// /proc/loadavg: the 1-minute load average and the tasks runnable now (ourselves included).
+bool read_loadavg(double& load1, int& runnable) {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (!f) return false;
+  double load5 = 0, load15 = 0;
+  int total = 0;
+  const int got = std::fscanf(f, "%lf %lf %lf %d/%d", &load1, &load5, &load15, &runnable, &total);
+  std::fclose(f);
+  return got == 5;
+}
+
 // Other processes keep the CPUs busy: the 1-minute load average is above the usable CPUs and
-// another task is runnable right now. Either alone misleads: on a quiet 2-CPU machine the parent
-// that just started us is often still runnable (and passive waiting then costs ShuffleNet at 2
-// threads 3.5x), and the load average stays high for minutes after a burst of work ends.
+// another task stays runnable over a couple of milliseconds. Neither alone is enough: the load
+// average stays high for minutes after a burst of work ends, and a parent that just started us
+// (a benchmark driver, CI) is runnable for a moment before it waits; one look at that moment made
+// a quiet machine look busy, and passive waiting then cost small models at 2 threads 2-10x.
 // JITCTL_MACHINE_BUSY=1 or 0 decides instead (tests; a deployment that knows).
 bool machine_busy() {
   if (const char* forced = std::getenv("JITCTL_MACHINE_BUSY")) return std::string_view(forced) == "1";
-  std::FILE* f = std::fopen("/proc/loadavg", "r");
-  if (!f) return false;
-  double load1 = 0, load5 = 0, load15 = 0;
-  int runnable = 0, total = 0;
-  const int got = std::fscanf(f, "%lf %lf %lf %d/%d", &load1, &load5, &load15, &runnable, &total);
-  std::fclose(f);
-  if (got != 5) return false;
-  const int cpus = usable_cpus();
-  return runnable - 1 >= 1 && load1 > cpus;
+  double load1 = 0;
+  int runnable = 0;
+  if (!read_loadavg(load1, runnable) || load1 <= usable_cpus()) return false;
+  constexpr int kLooks = 8;
+  int busy_looks = 0;
+  for (int i = 0; i < kLooks; ++i) {
+    if (i > 0) usleep(250);
+    if (read_loadavg(load1, runnable) && runnable - 1 >= 1) ++busy_looks;
+  }
+  return busy_looks >= kLooks * 3 / 4;
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "kernels/cpu/dnnl_util.h"
 
 #include <fmt/format.h>
+#include <omp.h>
+
+#include <cstdlib>
 
 #include "kernels/cpu/cpu_features.h"
 #include "lib/core/error.h"
@@ -79,6 +82,31 @@ dnnl::memory::desc dnnl_desc_of(const Tensor& t) {
 
 dnnl::memory dnnl_memory_of(const Tensor& t, const dnnl::memory::desc& d) {
   return dnnl::memory(d, dnnl_engine(), const_cast<void*>(t.data()));
+}
+
+namespace {
+
+// About 2-5 us of work on one core here; measured with JITCTL_SMALL_WORK_FLOPS (tests/bench).
+double small_work_flops() {
+  static const double v = [] {
+    const char* e = std::getenv("JITCTL_SMALL_WORK_FLOPS");
+    return e ? std::atof(e) : 3e5;
+  }();
+  return v;
+}
+
+}  // namespace
+
+SmallWorkOnOneThread::SmallWorkOnOneThread(double flops) {
+  if (flops >= small_work_flops() || omp_in_parallel()) return;
+  const int n = omp_get_max_threads();
+  if (n <= 1) return;
+  restore_ = n;
+  omp_set_num_threads(1);
+}
+
+SmallWorkOnOneThread::~SmallWorkOnOneThread() {
+  if (restore_ > 0) omp_set_num_threads(restore_);
 }
 
 }  // namespace jitctl::cpu

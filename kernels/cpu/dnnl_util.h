@@ -28,6 +28,21 @@ std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes);
 // Whether `t` (4-D) is stored densely channels-last (size-1 dims' strides ignored).
 bool is_channels_last(const Tensor& t);
 
+// Keeps a oneDNN call on the calling thread while in scope when its work is too small to pay
+// for the team (below kSmallWorkFlops): waking the other threads and joining them costs more
+// than they save, and far more when the machine's cores are slow to answer each other.
+// Primitives made in scope are made for one thread (their plans key on the count).
+class SmallWorkOnOneThread {
+ public:
+  explicit SmallWorkOnOneThread(double flops);
+  ~SmallWorkOnOneThread();
+  SmallWorkOnOneThread(const SmallWorkOnOneThread&) = delete;
+  SmallWorkOnOneThread& operator=(const SmallWorkOnOneThread&) = delete;
+
+ private:
+  int restore_ = 0;
+};
+
 // Plain memory descriptor for a tensor's sizes and strides (its element type).
 dnnl::memory::desc dnnl_desc_of(const Tensor& t);
 dnnl::memory dnnl_memory_of(const Tensor& t, const dnnl::memory::desc& d);

@@ -58,6 +58,7 @@ void small_gemm(const MatRef<T>& a, const MatRef<T>& b, T* c, int64_t ldc, T alp
 void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, float alpha, const float* a, blasint lda,
                const float* b, blasint ldb, float beta, float* c, blasint ldc) {
   dnnl_engine();  // applies JITCTL_ISA's cap before oneDNN's first use
+  const SmallWorkOnOneThread small(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
   dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, double alpha, const double* a, blasint lda,

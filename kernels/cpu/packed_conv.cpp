@@ -124,6 +124,7 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (add && (!residual.defined() || residual.sizes() != p.out_sizes || residual.dtype() != DType::Float32))
     throw InvalidInput(fmt::format("convolution: the residual added to the output must have size {}, got {}", shape_string(p.out_sizes),
                                    residual.defined() ? shape_string(residual.sizes()) : "None"));
+  const SmallWorkOnOneThread small(2.0 * static_cast<double>(p.n * p.oc * p.oh * p.ow) * static_cast<double>(p.c / p.groups * p.kh * p.kw));
   const auto prim_ref = primitive_for(p);
   const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();

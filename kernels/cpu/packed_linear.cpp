@@ -124,6 +124,7 @@ void PackedLinear::run_rows(const float* x, int64_t rows, int64_t ld, float* out
     finish_row_f32(acc.data(), bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr, epilogue_, n_, out);
     return;
   }
+  const SmallWorkOnOneThread small(2.0 * static_cast<double>(rows) * static_cast<double>(k_) * static_cast<double>(n_));
   const auto prim_ref = primitive_for(rows, ld, ldo);
   const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();

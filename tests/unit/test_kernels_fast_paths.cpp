@@ -4,6 +4,7 @@
 // instruction set (JITCTL_ISA=avx512|avx2|generic, tests/meson.build), so each path is checked on
 // a machine that has it.
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -235,6 +236,21 @@ TEST_CASE("fast paths: a residual of the wrong shape is refused, not read out of
   CHECK_THROWS_AS(conv.run(x, Tensor::empty(DType::Float32, {1, 8, 5, 4}), true), InvalidInput);
   CHECK_THROWS_AS(conv.run(x, Tensor(), true), InvalidInput);
   CHECK_THROWS_AS(conv.run(Tensor::empty(DType::Float32, {1, 3, 5, 5}), Tensor::empty(DType::Float32, {1, 8, 5, 5}), true), InvalidInput);
+}
+
+TEST_CASE("fast paths: oneDNN calls too small for the team run on the calling thread, and the team comes back") {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(2);
+  {
+    const cpu::SmallWorkOnOneThread small(1e3);
+    CHECK(omp_get_max_threads() == 1);
+  }
+  CHECK(omp_get_max_threads() == 2);
+  {
+    const cpu::SmallWorkOnOneThread big(1e9);
+    CHECK(omp_get_max_threads() == 2);
+  }
+  omp_set_num_threads(before);
 }
 
 TEST_CASE("op bench: times mm and conv and refuses what it does not know") {
