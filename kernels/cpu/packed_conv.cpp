@@ -6,10 +6,13 @@
 #include <cstring>
 #include <new>
 
+#include "kernels/cpu/activations.h"
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/scratch.h"
+#include "kernels/parallel.h"
 
 namespace jitctl::cpu {
 
@@ -52,7 +55,13 @@ bool dense_nhwc(const dnnl::memory::desc& d) {
 }  // namespace
 
 PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilogue)
-    : weight_(contiguous(weight)), bias_(bias.defined() ? contiguous(bias) : Tensor()), args_(std::move(args)), epilogue_(std::move(epilogue)) {}
+    : weight_(contiguous(weight)), bias_(bias.defined() ? contiguous(bias) : Tensor()), args_(std::move(args)), epilogue_(std::move(epilogue)) {
+  dnnl_epilogue_ = epilogue_;
+  if (!dnnl_epilogue_.empty() && dnnl_epilogue_.back().kind == PostOp::Kind::Silu && cpu_features().isa != Isa::Generic) {
+    dnnl_epilogue_.pop_back();
+    silu_after_ = true;
+  }
+}
 
 PackedConv::~PackedConv() = default;
 
@@ -76,7 +85,7 @@ std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const Con
                                           : dnnl::memory::dims{g, p.oc / g, p.c / g, p.kh, p.kw};
   const dnnl::memory::desc src_d(src, dt::f32, tag::nhwc), dst_d(dst, dt::f32, tag::nhwc), w_any(wdims, dt::f32, tag::any);
   dnnl::primitive_attr attr;
-  attr.set_post_ops(dnnl_post_ops(epilogue_));
+  attr.set_post_ops(dnnl_post_ops(dnnl_epilogue_));
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::memory::dims strides{p.sh, p.sw}, dil{p.dh - 1, p.dw - 1}, pad_l{p.ph, p.pw}, pad_r{p.ph_after, p.pw_after};
   auto desc = bias_.defined()
@@ -168,6 +177,12 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};
   if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
   plan.prim.execute(stream, io);
+  if (silu_after_) {
+    stream.wait();
+    float* d = static_cast<float*>(dst.get_data_handle());
+    parallel_for(0, static_cast<int64_t>(plan.nhwc_dst.get_size() / sizeof(float)), kGrainSize,
+                 [&](int64_t b, int64_t e) { activation_f32(Activation::Silu, d + b, d + b, e - b); });
+  }
   if (!direct_out) {
     dnnl::memory o(plan.nchw_dst, eng, out.mutable_data());
     plan.to_nchw.execute(stream, dst, o);

@@ -44,6 +44,10 @@ class PackedConv {
   Tensor weight_, bias_;
   ConvArgs args_;
   Epilogue epilogue_;
+  // What oneDNN applies (epilogue_ less a trailing SiLU), and whether that SiLU is applied after
+  // it by activations.h (faster than oneDNN's swish post-op on the vector ISAs).
+  Epilogue dnnl_epilogue_;
+  bool silu_after_ = false;
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };
