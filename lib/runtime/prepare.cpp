@@ -539,7 +539,7 @@ Reader reader_kind(const Node* u) {
       {"aten::sigmoid_", Reader::PassesOn}, {"aten::tanh", Reader::PassesOn}, {"aten::gelu", Reader::PassesOn},
       {"aten::add", Reader::PassesOn}, {"aten::add_", Reader::PassesOn}, {"aten::mul", Reader::PassesOn},
       {"aten::mul_", Reader::PassesOn}, {"aten::max_pool2d", Reader::PassesOn}, {"aten::avg_pool2d", Reader::PassesOn},
-      {"aten::adaptive_avg_pool2d", Reader::PassesOn},
+      {"aten::adaptive_avg_pool2d", Reader::PassesOn}, {"aten::batch_norm", Reader::PassesOn},
   };
   auto it = kinds.find(k);
   if (it == kinds.end()) return Reader::Unsafe;

@@ -154,6 +154,14 @@ def elementwise_cases():
     case(c, "sub_cl_broadcast_first", "aten::sub.Tensor", [se, a, 1], se - a)
     se1 = r(1, 24, 1, 1) + 2
     case(c, "div_cl_broadcast_batch", "aten::div.Tensor", [a, se1], a / se1)
+    # Inference batch norm of a channels-last input (DenseNet's pre-activation after a concat):
+    # 40 channels (vectors of 16 and a tail), with and without the affine parameters.
+    xb = cl(2, 40, 9, 7)
+    rm, rv, wb, bb = r(40), r(40).abs() + 0.5, r(40), r(40)
+    case(c, "batch_norm_eval_cl", "aten::batch_norm", [xb, wb, bb, rm, rv, False, 0.1, 1e-5, True],
+         F.batch_norm(xb, rm, rv, wb, bb, False, 0.1, 1e-5))
+    case(c, "batch_norm_eval_cl_no_affine", "aten::batch_norm", [xb, None, None, rm, rv, False, 0.1, 1e-3, True],
+         F.batch_norm(xb, rm, rv, None, None, False, 0.1, 1e-3))
     return c
 
 

@@ -13,7 +13,8 @@ check that the speed carries over.
 Weights are random (seeded), never downloaded: speed does not depend on their values, and batch
 norm statistics are made non-trivial so that folding is exercised.
 
-Usage: /usr/bin/python3 tests/bench/make_speed_models.py [--out DIR] [--only a,b]
+Usage: /usr/bin/python3 tests/bench/make_speed_models.py [--out DIR] [--only a,b] [--extra]
+(--extra adds the "extra" set: seven more torchvision families, for checks on unseen architectures)
 """
 import argparse, json, os, warnings
 
@@ -64,6 +65,17 @@ MODELS = {
     "squeezenet": ("unseen", "traced", "torchvision squeezenet1_1, 1x3x224x224", lambda: tv.squeezenet1_1(), image),
     "shufflenet": ("unseen", "traced", "torchvision shufflenet_v2_x1_0, 1x3x224x224", lambda: tv.shufflenet_v2_x1_0(), image),
     "efficientnet_b0": ("unseen", "traced", "torchvision efficientnet_b0, 1x3x224x224", lambda: tv.efficientnet_b0(), image),
+    # --extra: more torchvision families, to check the speed on architectures nothing was tuned on
+    # (hardswish and SE blocks, dense concatenations, grouped and 7x7 depthwise convolutions,
+    # layer norm and GELU in a CNN).
+    "mobilenet_v3_large": ("extra", "traced", "torchvision mobilenet_v3_large, 1x3x224x224", lambda: tv.mobilenet_v3_large(), image),
+    "densenet121": ("extra", "traced", "torchvision densenet121, 1x3x224x224", lambda: tv.densenet121(), image),
+    "googlenet": ("extra", "traced", "torchvision googlenet (no aux heads), 1x3x224x224",
+                  lambda: tv.googlenet(aux_logits=False, init_weights=True), image),
+    "regnet_y_400mf": ("extra", "traced", "torchvision regnet_y_400mf, 1x3x224x224", lambda: tv.regnet_y_400mf(), image),
+    "mnasnet1_0": ("extra", "traced", "torchvision mnasnet1_0, 1x3x224x224", lambda: tv.mnasnet1_0(), image),
+    "resnext50_32x4d": ("extra", "traced", "torchvision resnext50_32x4d, 1x3x224x224", lambda: tv.resnext50_32x4d(), image),
+    "convnext_tiny": ("extra", "traced", "torchvision convnext_tiny, 1x3x224x224", lambda: tv.convnext_tiny(), image),
 }
 
 
@@ -71,12 +83,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="/tmp/jitctl-speed")
     ap.add_argument("--only", default="")
+    ap.add_argument("--extra", action="store_true", help="also (or, with --only, only) the \"extra\" set")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     only = set(a.only.split(",")) if a.only else None
     index = []
     for name, (group, kind, desc, build, inputs) in MODELS.items():
-        if only and name not in only:
+        if (only and name not in only) or (group == "extra" and not a.extra):
             continue
         torch.manual_seed(0)
         eager = randomize_bn(build()).eval()

@@ -139,6 +139,15 @@ TEST_CASE("fast paths: elementwise results keep a channels-last input's layout, 
   CHECK(u[0].to_tensor().is_contiguous());
 }
 
+TEST_CASE("fast paths: inference batch norm keeps a channels-last input channels-last, as PyTorch's") {
+  const Tensor x = channels_last_copy(Tensor::empty(DType::Float32, {2, 5, 3, 4}));
+  const Tensor ones = Tensor::empty(DType::Float32, {5});
+  Stack s{IValue(x), IValue(), IValue(), IValue(ones), IValue(ones), IValue(false), IValue(0.1), IValue(1e-5), IValue(true)};
+  find_kernel("aten::batch_norm")(s);
+  CHECK(cpu::is_channels_last(s[0].to_tensor()));
+  CHECK_FALSE(s[0].to_tensor().is_contiguous());
+}
+
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
   for (const auto& [key, value] : cases.to_dict()->items) {
