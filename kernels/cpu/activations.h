@@ -3,7 +3,8 @@
 // (isa_dispatch.h): exp, tanh, sigmoid, SiLU, erf and both GELUs. The approximations are
 // branch-free so they vectorize: exp as tensor_util.h's vexp (within 2 ulp); erf as Abramowitz &
 // Stegun 7.1.26 (absolute error below 1.5e-7, the formula ATen's own vectorized erf uses); tanh
-// through exp with a series near 0.
+// through exp with a series near 0. SiLU, the activation convolutions apply after oneDNN's
+// kernel (packed_conv.cpp), has hand-written AVX-512 and AVX2 paths with the same polynomial.
 #include <cstdint>
 
 namespace jitctl::cpu {
