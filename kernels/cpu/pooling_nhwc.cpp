@@ -109,6 +109,73 @@ JITCTL_ALWAYS_INLINE void max_rows_body(const float* in, float* out, const Geome
 }
 JITCTL_ISA_CLONES(void, max_rows, (const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1), (in, out, g, r0, r1))
 
+// ATen's rule, `val > max || isnan(val)`: the maximum, or a NaN when the window holds one.
+JITCTL_ALWAYS_INLINE float nan_max(float m, float v) { return (v > m || v != v) ? v : m; }
+
+// Separably: the window's rows reduced into one row of W pixels (a straight pass over W * C
+// contiguous floats), then each output pixel's columns of that row. A 3x3 window then costs
+// 3 + 3 loads a vector instead of 9, in short independent chains (the windowed loop above is
+// one chain of 9 a vector). Here, 1 thread: 192x28x28 3x3/1 26.3 us against 39.4, 480x14x14
+// 15.1 against 23.1, 64x112x112 3x3/2 71 against 76; 2x2/2 8.2 against 6.6 (kept windowed).
+// The same values (a maximum does not depend on the order, but for which of -0 and +0 is kept;
+// any NaN gives NaN). `rb` holds W * C floats.
+JITCTL_ALWAYS_INLINE void max_rows_separable_body(const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1, float* rb) {
+  const int64_t c = g.c, w = g.w, row = w * c;
+  const NhwcWindows& wn = g.win;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t n = r / wn.oh, y = r % wn.oh;
+    const int64_t y0 = std::max<int64_t>(y * wn.sh - wn.ph, 0), y1 = std::min(y * wn.sh - wn.ph + wn.kh, g.h);
+    const float* img = in + n * g.h * row;
+    if (y1 - y0 == 3) {
+      const float* s0 = img + y0 * row;
+      const float* s1 = s0 + row;
+      const float* s2 = s1 + row;
+#pragma omp simd
+      for (int64_t i = 0; i < row; ++i) rb[i] = nan_max(nan_max(s0[i], s1[i]), s2[i]);
+    } else if (y1 - y0 == 2) {
+      const float* s0 = img + y0 * row;
+      const float* s1 = s0 + row;
+#pragma omp simd
+      for (int64_t i = 0; i < row; ++i) rb[i] = nan_max(s0[i], s1[i]);
+    } else {
+      // Other heights (a window clipped by the border, larger kernels). Windows are never
+      // empty: PyTorch's output size keeps each one's start inside the input or its padding.
+      for (int64_t i = 0; i < row; ++i) rb[i] = -std::numeric_limits<float>::infinity();
+      for (int64_t iy = y0; iy < y1; ++iy) {
+        const float* s = img + iy * row;
+#pragma omp simd
+        for (int64_t i = 0; i < row; ++i) rb[i] = nan_max(rb[i], s[i]);
+      }
+    }
+    float* o = out + r * wn.ow * c;
+    for (int64_t x = 0; x < wn.ow; ++x, o += c) {
+      const int64_t x0 = std::max<int64_t>(x * wn.sw - wn.pw, 0), x1 = std::min(x * wn.sw - wn.pw + wn.kw, w);
+      const float* a = rb + x0 * c;
+      if (x1 - x0 == 3) {
+        const float* b = a + c;
+        const float* d = b + c;
+#pragma omp simd
+        for (int64_t j = 0; j < c; ++j) o[j] = nan_max(nan_max(a[j], b[j]), d[j]);
+        continue;
+      }
+      for (int64_t j = 0; j < c; ++j) o[j] = -std::numeric_limits<float>::infinity();
+      for (int64_t ix = x0; ix < x1; ++ix) {
+        const float* b = rb + ix * c;
+#pragma omp simd
+        for (int64_t j = 0; j < c; ++j) o[j] = nan_max(o[j], b[j]);
+      }
+    }
+  }
+}
+JITCTL_ISA_CLONES(void, max_rows_separable, (const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1, float* rb),
+                  (in, out, g, r0, r1, rb))
+
+void max_rows_separable_run(const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1) {
+  static thread_local std::vector<float> rb;
+  rb.resize(static_cast<size_t>(g.w * g.c));
+  max_rows_separable(in, out, g, r0, r1, rb.data());
+}
+
 JITCTL_ALWAYS_INLINE void avg_rows_body(const float* in, float* out, const Geometry& g, int64_t r0, int64_t r1) {
   const int64_t c = g.c;
   for (int64_t r = r0; r < r1; ++r) {
@@ -176,7 +243,12 @@ Tensor pool(const Tensor& input, const NhwcWindows& w, F rows) {
 
 }  // namespace
 
-Tensor max_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) { return pool(input, w, max_rows); }
+Tensor max_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) {
+  // Overlapping windows (3x3 stride 1 or 2) share rows and columns, which the separable form
+  // reads once; windows that tile the image (2x2 stride 2) have nothing to share.
+  const bool overlap = w.sh < w.kh || w.sw < w.kw;
+  return overlap ? pool(input, w, max_rows_separable_run) : pool(input, w, max_rows);
+}
 Tensor avg_pool2d_nhwc(const Tensor& input, const NhwcWindows& w) {
   const auto& s = input.sizes();
   if (!w.adaptive || w.oh != 1 || w.ow != 1 || s[2] * s[3] == 0) return pool(input, w, avg_rows);
