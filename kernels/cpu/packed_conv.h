@@ -41,6 +41,7 @@ class PackedConv {
   struct Primitive;
   std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;
   Tensor run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
+  Tensor run_tiny_pointwise(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
 
   Tensor weight_, bias_;
   ConvArgs args_;
