@@ -10,7 +10,26 @@ namespace {
 
 // Pixels [p0, p1) of one part (ct channels) into its channels of the output (c per pixel): a
 // vector loop per pixel, as a memcpy call per pixel costs more than the copy for small ct.
+// A part of CT channels (a compile-time count: a few fixed-size moves a pixel, where the loop of
+// run-time length costs its setup for every pixel of a small part).
+template <int64_t CT>
+JITCTL_ALWAYS_INLINE void copy_fixed(const float* __restrict src, float* __restrict o, int64_t c, int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; ++p) {
+    const float* s = src + p * CT;
+    float* d = o + p * c;
+    for (int64_t j = 0; j < CT; ++j) d[j] = s[j];
+  }
+}
+
 JITCTL_ALWAYS_INLINE void copy_part_body(const float* __restrict src, float* __restrict o, int64_t ct, int64_t c, int64_t p0, int64_t p1) {
+  switch (ct) {
+    case 1: return copy_fixed<1>(src, o, c, p0, p1);
+    case 2: return copy_fixed<2>(src, o, c, p0, p1);
+    case 4: return copy_fixed<4>(src, o, c, p0, p1);
+    case 8: return copy_fixed<8>(src, o, c, p0, p1);
+    case 16: return copy_fixed<16>(src, o, c, p0, p1);
+    default: break;
+  }
   for (int64_t p = p0; p < p1; ++p) {
     const float* s = src + p * ct;
     float* d = o + p * c;

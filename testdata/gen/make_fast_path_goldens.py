@@ -154,6 +154,10 @@ def elementwise_cases():
     case(c, "sub_cl_broadcast_first", "aten::sub.Tensor", [se, a, 1], se - a)
     se1 = r(1, 24, 1, 1) + 2
     case(c, "div_cl_broadcast_batch", "aten::div.Tensor", [a, se1], a / se1)
+    # A channel concatenation of channels-last parts of every fixed width the copy has (1, 2, 4,
+    # 8, 16) and one it does not (3).
+    parts = [cl(2, k, 5, 3) for k in (1, 2, 4, 8, 16, 3)]
+    case(c, "cat_cl_parts", "aten::cat", [parts, 1], torch.cat(parts, 1))
     # Inference batch norm of a channels-last input (DenseNet's pre-activation after a concat):
     # 40 channels (vectors of 16 and a tail), with and without the affine parameters.
     xb = cl(2, 40, 9, 7)

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/cpu/activations.h"
+#include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/op_bench.h"
@@ -137,6 +138,19 @@ TEST_CASE("fast paths: elementwise results keep a channels-last input's layout, 
   Stack u{IValue(Tensor::empty(DType::Float32, {2, 5, 3, 4})), IValue(x), IValue(int64_t{1})};
   find_kernel("aten::add.Tensor")(u);
   CHECK(u[0].to_tensor().is_contiguous());
+}
+
+TEST_CASE("fast paths: the channels-last concatenation matches torch.cat") {
+  const IValue cases = load_family("elementwise_fast");
+  const IValue* found = cases.to_dict()->find(IValue(std::string("cat_cl_parts")));
+  REQUIRE(found);
+  const auto& c = found->to_tuple()->items;
+  std::vector<Tensor> parts;
+  for (const IValue& t : c[1].to_tuple()->items.at(0).to_list()->items) parts.push_back(t.to_tensor());
+  REQUIRE(cpu::concat_channels_last_ok(parts));
+  const Tensor got = cpu::concat_channels_last(parts);
+  CHECK(cpu::is_channels_last(got));
+  check_close(got, c[2].to_tuple()->items.at(0).to_tensor(), "cat_cl_parts");
 }
 
 TEST_CASE("fast paths: inference batch norm keeps a channels-last input channels-last, as PyTorch's") {
