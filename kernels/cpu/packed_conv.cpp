@@ -130,6 +130,9 @@ namespace {
 // Below this a 1x1 convolution (a few channels: an inception branch's 3 -> 4, a shuffle unit's
 // 8 -> 8 on 16x16) costs less as plain loops than oneDNN's reorders and primitive (4-5 us each).
 constexpr double kTinyPointwiseFlops = 1e5;
+// The loops run over pixels; on small images (2x2 with 96 channels) the per-channel loop
+// overhead dominates and oneDNN's kernel is several times faster.
+constexpr int64_t kTinyPointwiseMinPixels = 256;
 
 }  // namespace
 
@@ -201,7 +204,7 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
     return run_pointwise_1x1(input, residual, p, channels_last_out);
   const double flops = 2.0 * static_cast<double>(p.n * p.oc * p.oh * p.ow) * static_cast<double>(p.c / p.groups * p.kh * p.kw);
   if (two_d && p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0 && p.ph_after == 0 && p.pw_after == 0 &&
-      p.groups == 1 && flops < kTinyPointwiseFlops && input.is_contiguous())
+      p.groups == 1 && flops < kTinyPointwiseFlops && p.h * p.w >= kTinyPointwiseMinPixels && input.is_contiguous())
     return run_tiny_pointwise(input, residual, p, channels_last_out);
   const SmallWorkOnOneThread small(flops);
   const auto prim_ref = primitive_for(p);

@@ -211,7 +211,7 @@ def fused_cases():
              # 1x1 images (squeeze-and-excitation): the matrix-vector path, two images.
              ((2, 48, 1, 1), (20, 48, 1, 1), 1, 0, 1, 1),
              # A tiny 1x1 (an inception branch's 3 -> 4): the plain-loop path, two images.
-             ((2, 3, 7, 9), (4, 3, 1, 1), 1, 0, 1, 1)]
+             ((2, 3, 17, 16), (4, 3, 1, 1), 1, 0, 1, 1)]
     for gi, (xs, ws, stride, pad, dil, groups) in enumerate(geoms):
         for post in chains if gi == 0 else chains[:5]:
             x, w, b = r(*xs), r(*ws) / math.sqrt(ws[1] * ws[2] * ws[3]), r(ws[0])
