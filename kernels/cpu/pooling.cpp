@@ -191,6 +191,18 @@ void over_planes(int64_t planes, int64_t plane_work, const F& f) {
   });
 }
 
+// f(stride) with the usual strides 1 and 2 as compile-time constants (a loop over x * stride the
+// compiler then vectorizes), any other as a value.
+template <class F>
+JITCTL_ALWAYS_INLINE void with_constant_stride(int64_t stride, const F& f) {
+  if (stride == 1)
+    f(std::integral_constant<int64_t, 1>{});
+  else if (stride == 2)
+    f(std::integral_constant<int64_t, 2>{});
+  else
+    f(stride);
+}
+
 // max with NaN winning, as ATen's pooling compares (val > max || isnan(val)).
 template <class T>
 T nan_max(T m, T v) {
@@ -229,12 +241,7 @@ JITCTL_ALWAYS_INLINE void max_pool_plane_body(const T* src, T* dst, T* rm, int64
       for (int64_t j = 1; j < kw; ++j)
         for (int64_t x = xa; x < xb; ++x) d[x] = nan_max(d[x], rm[x * st - pw + j]);
     };
-    if (sw == 1)
-      columns(std::integral_constant<int64_t, 1>{});
-    else if (sw == 2)
-      columns(std::integral_constant<int64_t, 2>{});
-    else
-      columns(sw);
+    with_constant_stride(sw, columns);
     for (int64_t x = xb; x < ow; ++x) edge(x);
   }
 }
@@ -291,12 +298,7 @@ JITCTL_ALWAYS_INLINE void avg_pool_plane_body(const T* src, T* dst, int64_t h, i
       const int64_t div = divisor ? divisor : count_include_pad ? pool_h * kw : (y1 - y0) * kw;
       for (int64_t x = xa; x < xb; ++x) out[x] = div == 0 ? T(0) : out[x] / T(div);
     };
-    if (sw == 1)
-      columns(std::integral_constant<int64_t, 1>{});
-    else if (sw == 2)
-      columns(std::integral_constant<int64_t, 2>{});
-    else
-      columns(sw);
+    with_constant_stride(sw, columns);
     for (int64_t x = xb; x < ow; ++x) edge(x);
   }
 }
