@@ -540,6 +540,8 @@ Reader reader_kind(const Node* u) {
       {"aten::add", Reader::PassesOn}, {"aten::add_", Reader::PassesOn}, {"aten::mul", Reader::PassesOn},
       {"aten::mul_", Reader::PassesOn}, {"aten::max_pool2d", Reader::PassesOn}, {"aten::avg_pool2d", Reader::PassesOn},
       {"aten::adaptive_avg_pool2d", Reader::PassesOn}, {"aten::batch_norm", Reader::PassesOn},
+      // Shape queries (a scripted batch norm's dim() check) read no values.
+      {"aten::dim", Reader::Ends}, {"aten::size", Reader::Ends}, {"aten::len", Reader::Ends},
   };
   auto it = kinds.find(k);
   if (it == kinds.end()) return Reader::Unsafe;
