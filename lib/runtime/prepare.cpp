@@ -542,6 +542,11 @@ Reader reader_kind(const Node* u) {
       {"aten::adaptive_avg_pool2d", Reader::PassesOn}, {"aten::batch_norm", Reader::PassesOn},
       // Shape queries (a scripted batch norm's dim() check) read no values.
       {"aten::dim", Reader::Ends}, {"aten::size", Reader::Ends}, {"aten::len", Reader::Ends},
+      // Reductions, layer norm and linear read any strides into fresh outputs. A permute is a view
+      // whose readers are checked in turn (ConvNeXt's NCHW -> NHWC permute before its layer norm
+      // then finds the channels-last values already in NHWC order, without a copy).
+      {"aten::mean", Reader::Ends}, {"aten::layer_norm", Reader::Ends}, {"aten::linear", Reader::Ends},
+      {"aten::permute", Reader::PassesOn},
   };
   auto it = kinds.find(k);
   if (it == kinds.end()) return Reader::Unsafe;
