@@ -51,6 +51,15 @@ void affine_channels(const float* x, float* y, int64_t c, const float* scale, co
   for (int64_t i = 0; i < c; ++i) y[i] = x[i] * scale[i] + shift[i];
 }
 
+// The same, then ReLU (NaN stays NaN, as torch.relu).
+void affine_channels_relu(const float* x, float* y, int64_t c, const float* scale, const float* shift) {
+#pragma omp simd
+  for (int64_t i = 0; i < c; ++i) {
+    const float v = x[i] * scale[i] + shift[i];
+    y[i] = v < 0.0f ? 0.0f : v;
+  }
+}
+
 void check_param(const Tensor& t, int64_t n, const char* what, const char* op) {
   if (t.defined() && t.numel() != n)
     throw InvalidInput(fmt::format("{}: expected {} to have {} elements, but got {}", op, what, n, shape_string(t.sizes())));
@@ -93,35 +102,43 @@ int64_t check_layer_norm_args(const Tensor& input, const std::vector<int64_t>& n
   return inner;
 }
 
-namespace {
-
-// Inference on a channels-last float32 input (a DenseNet's concatenated features): PyTorch keeps
-// the layout, and so does this, one pass over pixels with the channels' scale and shift in
-// vectors, instead of a copy to NCHW and back (the next convolution reads channels-last).
-// The same scale and shift, and the same x * scale + shift, as the NCHW path.
-Tensor batch_norm_channels_last(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
-                                const Tensor& running_var, double eps) {
-  const int64_t c = x.sizes()[1], pixels = x.numel() / std::max<int64_t>(c, 1);
+void batch_norm_scale_shift(const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, double eps,
+                            int64_t c, std::vector<float>& scale, std::vector<float>& shift) {
   const std::vector<double> mean = as_doubles<float>(running_mean, c, 0.0), var = as_doubles<float>(running_var, c, 1.0);
   const std::vector<double> w = as_doubles<float>(weight, c, 1.0), b = as_doubles<float>(bias, c, 0.0);
-  std::vector<float> scale(static_cast<size_t>(c)), shift(static_cast<size_t>(c));
+  scale.resize(static_cast<size_t>(c));
+  shift.resize(static_cast<size_t>(c));
   for (int64_t ch = 0; ch < c; ++ch) {
     const double sc = w[ch] / std::sqrt(var[ch] + eps);
     scale[ch] = static_cast<float>(sc);
     shift[ch] = static_cast<float>(b[ch] - mean[ch] * sc);
   }
+}
+
+bool batch_norm_channels_last_ok(const Tensor& x, int64_t c) {
+  return x.dtype() == DType::Float32 && x.dim() == 4 && x.sizes()[1] == c && !x.is_contiguous() && is_channels_last(x);
+}
+
+// Inference on a channels-last float32 input (a DenseNet's concatenated features): PyTorch keeps
+// the layout, and so does this, one pass over pixels with the channels' scale and shift in
+// vectors, instead of a copy to NCHW and back (the next convolution reads channels-last).
+// The same scale and shift, and the same x * scale + shift, as the NCHW path.
+Tensor batch_norm_channels_last(const Tensor& x, const std::vector<float>& scale, const std::vector<float>& shift, bool relu) {
+  const int64_t c = x.sizes()[1], pixels = x.numel() / std::max<int64_t>(c, 1);
   Tensor out = new_output_strided(DType::Float32, x.sizes(), channels_last_strides(x.sizes()));
   const float* src = data_of<float>(x);
   float* dst = mutable_data_of<float>(out);
   const float* sc = scale.data();
   const float* sh = shift.data();
   parallel_for(0, pixels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)), [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) affine_channels(src + p * c, dst + p * c, c, sc, sh);
+    for (int64_t p = p0; p < p1; ++p)
+      if (relu)
+        affine_channels_relu(src + p * c, dst + p * c, c, sc, sh);
+      else
+        affine_channels(src + p * c, dst + p * c, c, sc, sh);
   });
   return out;
 }
-
-}  // namespace
 
 Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
                   bool training, double momentum, double eps) {
@@ -129,9 +146,11 @@ Tensor batch_norm(const Tensor& input_arg, const Tensor& weight, const Tensor& b
   const NormGeometry g = check_batch_norm_args(input_arg, weight, bias, running_mean, running_var);
   const int64_t n = g.n, c = g.c, plane = g.plane;
   const bool use_batch_stats = training || !running_mean.defined() || !running_var.defined();
-  if (!use_batch_stats && input_arg.dtype() == DType::Float32 && input_arg.dim() == 4 && !input_arg.is_contiguous() &&
-      is_channels_last(input_arg))
-    return batch_norm_channels_last(input_arg, weight, bias, running_mean, running_var, eps);
+  if (!use_batch_stats && batch_norm_channels_last_ok(input_arg, c)) {
+    std::vector<float> scale, shift;
+    batch_norm_scale_shift(weight, bias, running_mean, running_var, eps, c, scale, shift);
+    return batch_norm_channels_last(input_arg, scale, shift, false);
+  }
   const Tensor input = contiguous(input_arg);
   if (use_batch_stats && n * plane <= 1)
     throw InvalidInput(fmt::format("Expected more than 1 value per channel when training, got input size {}", shape_string(input.sizes())));

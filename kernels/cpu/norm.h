@@ -27,4 +27,13 @@ Tensor layer_norm(const Tensor& input, const std::vector<int64_t>& normalized_sh
 Tensor batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var,
                   bool training, double momentum, double eps);
 
+// Inference batch norm as a per-channel scale and shift (computed as the kernel computes them:
+// in double, rounded to float), and their application to a float32 channels-last 4-D tensor
+// into a new channels-last one, optionally followed by ReLU in the same pass (the runtime's
+// batch_norm + relu group: DenseNet's pre-activations).
+void batch_norm_scale_shift(const Tensor& weight, const Tensor& bias, const Tensor& running_mean, const Tensor& running_var, double eps,
+                            int64_t c, std::vector<float>& scale, std::vector<float>& shift);
+bool batch_norm_channels_last_ok(const Tensor& x, int64_t c);
+Tensor batch_norm_channels_last(const Tensor& x, const std::vector<float>& scale, const std::vector<float>& shift, bool relu);
+
 }  // namespace jitctl::cpu

@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/epilogue.h"
+#include "kernels/cpu/norm.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
 #include "kernels/cpu/tensor_util.h"
@@ -285,6 +286,27 @@ class PreparedCat final : public PreparedKernel {
   KernelFn cat_;
   IValue dim_;
   bool channels_last_out_;
+};
+
+// Inference batch norm with constant parameters followed by ReLU (a pre-activation: DenseNet's
+// layers start so): one pass over a channels-last input with the scale and shift computed once,
+// instead of the batch norm's pass and the ReLU's. Other inputs replay the two kernels.
+class PreparedBatchNormRelu final : public PreparedKernel {
+ public:
+  PreparedBatchNormRelu(std::vector<float> scale, std::vector<float> shift, std::vector<Step> steps)
+      : scale_(std::move(scale)), shift_(std::move(shift)), steps_(std::move(steps)) {}
+
+  void run(Stack& s) const override {
+    const IValue& x = s.at(0);
+    Tensor out = x.is_tensor() && cpu::batch_norm_channels_last_ok(x.to_tensor(), static_cast<int64_t>(scale_.size()))
+                     ? cpu::batch_norm_channels_last(x.to_tensor(), scale_, shift_, true)
+                     : replay(steps_, s);
+    s.assign(1, IValue(std::move(out)));
+  }
+
+ private:
+  std::vector<float> scale_, shift_;
+  std::vector<Step> steps_;
 };
 
 // ---- matching --------------------------------------------------------------------------------
@@ -621,9 +643,46 @@ static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(c
   return g;
 }
 
+// batch_norm(x, weight?, bias?, mean, var, training=False, momentum, eps, cudnn) with constant
+// parameters, read only by a relu or relu_ right after it.
+static std::optional<PreparedGroup> prepare_batch_norm_relu(Node* bn, KernelFn (*lookup)(const Node*),
+                                                            const std::function<bool(const Node*)>& taken) {
+  if (bn->inputs().size() != 9 || bn->output()->uses().size() != 1) return std::nullopt;
+  auto training = constant_of(bn->input(5)), eps = constant_of(bn->input(7));
+  if (!training || !training->is(IValue::Kind::Bool) || training->to_bool() || !eps || !eps->is(IValue::Kind::Double)) return std::nullopt;
+  Tensor params[4];
+  for (int i = 0; i < 4; ++i) {
+    auto c = constant_of(bn->input(static_cast<size_t>(i + 1)));
+    if (!c) return std::nullopt;
+    if (c->is_none() && i < 2) continue;  // weight and bias are optional
+    if (!c->is_tensor() || c->to_tensor().dtype() != DType::Float32 || c->to_tensor().dim() != 1) return std::nullopt;
+    params[i] = c->to_tensor();
+  }
+  if (!params[2].defined() || !params[3].defined()) return std::nullopt;
+  const int64_t ch = params[2].sizes()[0];
+  for (const Tensor& t : params)
+    if (t.defined() && t.sizes()[0] != ch) return std::nullopt;
+  Node* relu = bn->output()->uses()[0].user;
+  if (!is_kind(relu, {"aten::relu", "aten::relu_"}) || relu->inputs().size() != 1 || relu->owning_block() != bn->owning_block() ||
+      taken(relu) || !pure_between(bn, relu, {bn}))
+    return std::nullopt;
+  const KernelFn bn_fn = lookup(bn), relu_fn = lookup(relu);
+  if (!bn_fn || !relu_fn) return std::nullopt;
+  GroupBuilder b;
+  b.slot_of(bn->input(0));
+  b.add_step(bn, bn_fn, nullptr);
+  b.add_step(relu, relu_fn, bn->output());
+  b.g.output = relu->output();
+  std::vector<float> scale, shift;
+  cpu::batch_norm_scale_shift(params[0], params[1], params[2], params[3], eps->to_double(), ch, scale, shift);
+  b.g.op = std::make_shared<PreparedBatchNormRelu>(std::move(scale), std::move(shift), std::move(b.steps));
+  return std::move(b.g);
+}
+
 std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
   if (!preparation_enabled()) return std::nullopt;
   if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup);
+  if (is_kind(n, {"aten::batch_norm"})) return prepare_batch_norm_relu(n, lookup, taken);
   if (!is_kind(n, {"aten::linear", "aten::conv1d", "aten::conv2d", "aten::_convolution", "aten::convolution"}) || n->inputs().empty())
     return std::nullopt;
   GroupBuilder b;

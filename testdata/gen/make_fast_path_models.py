@@ -258,6 +258,36 @@ def transformers():
                 ("padded_layer_frozen", padded, torch.jit.freeze(torch.jit.trace(padded, pad_in[0]).eval()), pad_in)]
 
 
+class DenseLayers(nn.Module):
+    """DenseNet's pattern: each layer is batch norm -> ReLU -> conv on the concatenation of all
+    earlier features (pre-activation: the batch norm cannot fold into a convolution before it),
+    then a transition (batch norm -> ReLU -> 1x1 conv -> avg pool)."""
+
+    def __init__(self, c0=8, growth=4, layers=3):
+        super().__init__()
+        self.stem = nn.Conv2d(3, c0, 3, 1, 1)
+        self.norms, self.convs = nn.ModuleList(), nn.ModuleList()
+        c = c0
+        for _ in range(layers):
+            self.norms.append(bn(c))
+            self.convs.append(nn.Conv2d(c, growth, 3, 1, 1, bias=False))
+            c += growth
+        self.tnorm, self.tconv = bn(c), nn.Conv2d(c, 6, 1, bias=False)
+
+    def forward(self, x):
+        feats = [self.stem(x)]
+        for norm, conv in zip(self.norms, self.convs):
+            feats.append(conv(F.relu(norm(torch.cat(feats, 1)))))
+        y = self.tconv(F.relu(self.tnorm(torch.cat(feats, 1))))
+        return F.avg_pool2d(y, 2)
+
+
+def dense_layers():
+    """(name, module, inputs), from their own seed: added after the files above."""
+    torch.manual_seed(23)
+    return "dense_layers_frozen", DenseLayers().eval(), [(r(1, 3, 12, 10),), (r(2, 3, 9, 8),)]
+
+
 def main():
     mdir, gdir = os.path.join(ROOT, "models_fast"), os.path.join(ROOT, "golden_fast")
     os.makedirs(mdir, exist_ok=True)
@@ -280,6 +310,14 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
+    name, m, inputs = dense_layers()
+    with torch.no_grad():
+        torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval()).save(os.path.join(mdir, name + ".pt"))
+    os.makedirs(os.path.join(gdir, name), exist_ok=True)
+    for k, args in enumerate(inputs):
+        torch.save(args, os.path.join(mdir, f"{name}.in{k}.pt"))
+        with torch.no_grad():
+            torch.save(m(*args), os.path.join(gdir, name, f"out{k}.pt"))
     for name, eager, archive, inputs in transformers():
         archive.save(os.path.join(mdir, name + ".pt"))
         os.makedirs(os.path.join(gdir, name), exist_ok=True)
