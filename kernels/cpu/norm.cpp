@@ -45,18 +45,14 @@ void affine(const T* x, T* y, int64_t n, T scale, T shift) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + shift;
 }
 
-// One pixel of a channels-last tensor: every channel its own scale and shift.
+// One pixel of a channels-last tensor: every channel its own scale and shift, then ReLU when
+// asked (NaN stays NaN, as torch.relu).
+template <bool Relu>
 void affine_channels(const float* x, float* y, int64_t c, const float* scale, const float* shift) {
-#pragma omp simd
-  for (int64_t i = 0; i < c; ++i) y[i] = x[i] * scale[i] + shift[i];
-}
-
-// The same, then ReLU (NaN stays NaN, as torch.relu).
-void affine_channels_relu(const float* x, float* y, int64_t c, const float* scale, const float* shift) {
 #pragma omp simd
   for (int64_t i = 0; i < c; ++i) {
     const float v = x[i] * scale[i] + shift[i];
-    y[i] = v < 0.0f ? 0.0f : v;
+    y[i] = Relu && v < 0.0f ? 0.0f : v;
   }
 }
 
@@ -132,10 +128,7 @@ Tensor batch_norm_channels_last(const Tensor& x, const std::vector<float>& scale
   const float* sh = shift.data();
   parallel_for(0, pixels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p)
-      if (relu)
-        affine_channels_relu(src + p * c, dst + p * c, c, sc, sh);
-      else
-        affine_channels(src + p * c, dst + p * c, c, sc, sh);
+      (relu ? affine_channels<true> : affine_channels<false>)(src + p * c, dst + p * c, c, sc, sh);
   });
   return out;
 }
