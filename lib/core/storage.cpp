@@ -9,6 +9,7 @@
 
 #include "lib/core/describe.h"
 #include "lib/core/error.h"
+#include "lib/core/memory_pattern.h"
 #include "lib/core/run_limits.h"
 
 namespace jitctl {
@@ -89,6 +90,21 @@ class BufferPool {
     }
     for (const Free& f : evicted) delete_charged(f.data, f.bytes);
   }
+  // Gives back the oldest kept buffers, at least `bytes` of them (or all).
+  void trim(size_t bytes) {
+    std::vector<Free> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      size_t freed = 0;
+      while (!free_.empty() && freed < bytes) {
+        evicted.push_back(free_.front());
+        freed += free_.front().bytes;
+        cached_ -= free_.front().bytes;
+        free_.erase(free_.begin());
+      }
+    }
+    for (const Free& f : evicted) delete_charged(f.data, f.bytes);
+  }
   uint64_t reclaim() {
     std::vector<Free> free;
     {
@@ -111,6 +127,12 @@ class BufferPool {
   size_t cached_ = 0;
 };
 
+std::shared_ptr<uint8_t> pooled_buffer(size_t bytes) {
+  size_t capacity = 0;
+  uint8_t* p = BufferPool::global().get(bytes, capacity);
+  return std::shared_ptr<uint8_t>(p, [capacity](uint8_t* q) { BufferPool::global().put(q, capacity); });
+}
+
 // 64-byte alignment keeps vectorized kernels on aligned loads.
 std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes, bool zero = true) {
   static const bool reclaimer_set = [] {
@@ -122,10 +144,11 @@ std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes, bool zero = true) {
   if (nbytes > (size_t{1} << 60))
     throw LimitReached(with_limits_subject(fmt::format("a tensor of {} bytes cannot be allocated", nbytes)));
   if (nbytes >= BufferPool::kMinBytes) {
-    size_t capacity = 0;
-    uint8_t* p = BufferPool::global().get(BufferPool::rounded(nbytes), capacity);
-    if (zero) std::memset(p, 0, nbytes);
-    return std::shared_ptr<uint8_t>(p, [capacity](uint8_t* q) { BufferPool::global().put(q, capacity); });
+    const size_t bytes = BufferPool::rounded(nbytes);
+    std::shared_ptr<uint8_t> b = pattern_buffer(bytes, pooled_buffer);
+    if (!b) b = pooled_buffer(bytes);
+    if (zero) std::memset(b.get(), 0, nbytes);
+    return b;
   }
   // Below the pool's size the charge is not made: two atomic operations per small tensor cost a
   // dispatch-bound model a few percent, and many small tensors are what the memory sampling of
@@ -136,6 +159,8 @@ std::shared_ptr<uint8_t> aligned_buffer(size_t nbytes, bool zero = true) {
 }
 
 }  // namespace
+
+void trim_buffer_pool(size_t bytes) { BufferPool::global().trim(bytes); }
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) { return owned(nbytes, device, true); }
 

@@ -66,4 +66,8 @@ class Storage {
   void* device_address_ = nullptr;
 };
 
+// Gives back at least `bytes` of the tensor buffers kept for reuse (the oldest first), or all of
+// them: a method's memory pattern (memory_pattern.h) calls it once its arena takes their place.
+void trim_buffer_pool(size_t bytes);
+
 }  // namespace jitctl

@@ -153,6 +153,7 @@ IValue Method::operator()(std::vector<IValue> args) const {
   const size_t given = args.size();
   for (auto& a : args) stack.push_back(std::move(a));
   for (size_t i = given; i < num_inputs(); ++i) stack.push_back(*defaults_[i]);
+  MemoryPatternScope memory(fn_->memory_patterns);
   execute_function(*fn_, stack, state_.get());
   if (stack.size() == 1) return std::move(stack[0]);
   auto t = std::make_shared<TupleData>();

@@ -9,6 +9,7 @@
 
 #include "kernels/registry.h"
 #include "lib/core/ivalue.h"
+#include "lib/core/memory_pattern.h"
 #include "lib/core/types.h"
 
 namespace jitctl {
@@ -86,6 +87,9 @@ struct Plan {
   uint32_t num_registers = 0;
   std::vector<uint32_t> input_registers;  // kNone for an input nobody reads
   std::vector<std::shared_ptr<const PreparedKernel>> prepared;  // kernels/prepared.h, lib/runtime/prepare.h
+  // Where a call's large tensors go, learned from the calls themselves (a call from outside the
+  // interpreter runs under it; calls the plan makes run under their caller's).
+  mutable MemoryPatterns memory_patterns;
 };
 
 }  // namespace jitctl
