@@ -209,21 +209,44 @@ T nan_max(T m, T v) {
   return (v > m || v != v) ? v : m;
 }
 
+// Planes' rows are short (111 floats in SqueezeNet's first pool), and the scalar remainder of a
+// 16-wide loop took more time than its vector part: the loops here run to a multiple of
+// kRowPad, into the work buffer (max_pool_work_size), reading past a row's end only while that
+// stays inside the input, and only the real outputs are copied out.
+constexpr int64_t kRowPad = 16;
+inline int64_t row_padded(int64_t n) { return (n + kRowPad - 1) / kRowPad * kRowPad; }
+
+// The work buffer: the rows' maximum, its even and odd columns, one output row.
+inline size_t max_pool_work_size(int64_t w, int64_t ow, int64_t kw) {
+  return static_cast<size_t>(row_padded(w) + 2 * kRowPad + 2 * (row_padded(w) / 2 + kw + 2 * kRowPad) + row_padded(ow) + kRowPad);
+}
+
 // One plane of values-only max pooling without dilation, separably: the max over the window's
 // rows into one row (vectorized across the width), then over the window's columns (vectorized
-// across the outputs whose window lies inside the row; the edges one by one).
+// across the outputs whose window lies inside the row; the edges one by one). `avail`: elements
+// readable from `src` (to the end of the input).
 template <class T>
-JITCTL_ALWAYS_INLINE void max_pool_plane_body(const T* src, T* dst, T* rm, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a) {
+JITCTL_ALWAYS_INLINE void max_pool_plane_body(const T* src, T* dst, T* work, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a,
+                                              int64_t avail) {
   const int64_t kw = a.k[1], sw = a.s[1], pw = a.p[1];
+  const bool pad = sw == 1 || sw == 2;
+  const int64_t wp = row_padded(w);
+  T* rm = work;
+  T* ev = rm + wp + 2 * kRowPad;
+  T* od = ev + wp / 2 + kw + 2 * kRowPad;
+  T* row_out = od + wp / 2 + kw + 2 * kRowPad;
   // Outputs [xa, xb) read columns x * sw - pw .. + kw - 1, all inside [0, w).
   const int64_t xa = std::min(ow, (pw + sw - 1) / sw);
   const int64_t xb = std::max(xa, std::min(ow, w - kw + pw >= 0 ? (w - kw + pw) / sw + 1 : 0));
+  const int64_t inner = pad ? row_padded(xb - xa) : xb - xa;
   for (int64_t y = 0; y < oh; ++y) {
     const int64_t y0 = std::max<int64_t>(y * a.s[0] - a.p[0], 0), y1 = std::min(y * a.s[0] - a.p[0] + a.k[0], h);
-    std::copy(src + y0 * w, src + (y0 + 1) * w, rm);
+    const int64_t n = pad && (y1 - 1) * w + wp <= avail ? wp : w;
+    const T* r0 = src + y0 * w;
+    for (int64_t x = 0; x < n; ++x) rm[x] = r0[x];
     for (int64_t iy = y0 + 1; iy < y1; ++iy) {
       const T* r = src + iy * w;
-      for (int64_t x = 0; x < w; ++x) rm[x] = nan_max(rm[x], r[x]);
+      for (int64_t x = 0; x < n; ++x) rm[x] = nan_max(rm[x], r[x]);
     }
     T* d = dst + y * ow;
     auto edge = [&](int64_t x) {
@@ -233,26 +256,45 @@ JITCTL_ALWAYS_INLINE void max_pool_plane_body(const T* src, T* dst, T* rm, int64
       d[x] = m;
     };
     for (int64_t x = 0; x < xa; ++x) edge(x);
-    // Window column by window column, each a loop over outputs the compiler vectorizes (a
-    // constant stride for the usual 1 and 2).
-    auto columns = [&](auto stride) {
-      const int64_t st = stride;
-      for (int64_t x = xa; x < xb; ++x) d[x] = rm[x * st - pw];
+    // Window column by window column, each a loop over outputs the compiler vectorizes.
+    T* o = row_out - xa;
+    if (sw == 1) {
+      for (int64_t x = xa; x < xa + inner; ++x) o[x] = rm[x - pw];
       for (int64_t j = 1; j < kw; ++j)
-        for (int64_t x = xa; x < xb; ++x) d[x] = nan_max(d[x], rm[x * st - pw + j]);
-    };
-    with_constant_stride(sw, columns);
+        for (int64_t x = xa; x < xa + inner; ++x) o[x] = nan_max(o[x], rm[x - pw + j]);
+    } else if (sw == 2) {
+      // Every other column: GCC makes that loop scalar loads and stores, but splits the row into
+      // its even and odd columns with vector permutes, after which each window column is a
+      // contiguous run.
+      for (int64_t i = 0; i < wp / 2; ++i) {
+        ev[i] = rm[2 * i];
+        od[i] = rm[2 * i + 1];
+      }
+      for (int64_t j = 0; j < kw; ++j) {
+        const int64_t q = j - pw;  // column 2x + q
+        const T* col = q % 2 == 0 ? ev + q / 2 : od + (q - 1) / 2;
+        if (j == 0)
+          for (int64_t x = xa; x < xa + inner; ++x) o[x] = col[x];
+        else
+          for (int64_t x = xa; x < xa + inner; ++x) o[x] = nan_max(o[x], col[x]);
+      }
+    } else {
+      for (int64_t x = xa; x < xb; ++x) o[x] = rm[x * sw - pw];
+      for (int64_t j = 1; j < kw; ++j)
+        for (int64_t x = xa; x < xb; ++x) o[x] = nan_max(o[x], rm[x * sw - pw + j]);
+    }
+    std::copy(o + xa, o + xb, d + xa);
     for (int64_t x = xb; x < ow; ++x) edge(x);
   }
 }
 
-JITCTL_ALWAYS_INLINE void max_pool_plane_f32_body(const float* src, float* dst, float* rm, int64_t h, int64_t w, int64_t oh, int64_t ow,
-                                                  const PoolArgs& a) {
-  max_pool_plane_body<float>(src, dst, rm, h, w, oh, ow, a);
+JITCTL_ALWAYS_INLINE void max_pool_plane_f32_body(const float* src, float* dst, float* work, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                                                  const PoolArgs& a, int64_t avail) {
+  max_pool_plane_body<float>(src, dst, work, h, w, oh, ow, a, avail);
 }
 JITCTL_ISA_CLONES(void, max_pool_plane_f32,
-                  (const float* src, float* dst, float* rm, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a),
-                  (src, dst, rm, h, w, oh, ow, a))
+                  (const float* src, float* dst, float* work, int64_t h, int64_t w, int64_t oh, int64_t ow, const PoolArgs& a, int64_t avail),
+                  (src, dst, work, h, w, oh, ow, a, avail))
 
 // One plane of avg pooling. Each window is summed in ATen's order (its rows, left to right) and
 // divided as ATen divides, so the result is the same to the bit; the outputs whose window lies
@@ -315,14 +357,15 @@ JITCTL_ISA_CLONES(void, avg_pool_plane_f32,
 template <class T>
 void max_pool_separable(const T* in, T* out, const Planes& pl, int64_t oh, int64_t ow, const PoolArgs& a) {
   over_planes(pl.planes, oh * ow * a.k[0] * a.k[1], [&](int64_t plane) {
-    static thread_local std::vector<T> rowmax;
-    rowmax.resize(static_cast<size_t>(pl.w));
+    static thread_local std::vector<T> work;
+    work.resize(max_pool_work_size(pl.w, ow, a.k[1]));
     const T* src = in + plane * pl.h * pl.w;
     T* dst = out + plane * oh * ow;
+    const int64_t avail = (pl.planes - plane) * pl.h * pl.w;
     if constexpr (std::is_same_v<T, float>)
-      max_pool_plane_f32(src, dst, rowmax.data(), pl.h, pl.w, oh, ow, a);
+      max_pool_plane_f32(src, dst, work.data(), pl.h, pl.w, oh, ow, a, avail);
     else
-      max_pool_plane_body(src, dst, rowmax.data(), pl.h, pl.w, oh, ow, a);
+      max_pool_plane_body(src, dst, work.data(), pl.h, pl.w, oh, ow, a, avail);
   });
 }
 
