@@ -47,7 +47,7 @@ std::vector<ArgumentRow> argument_rows(const FunctionSchema& schema) {
   std::vector<ArgumentRow> rows;
   for (size_t i = 0; i < schema.arguments.size(); ++i) {
     const Argument& a = schema.arguments[i];
-    if (i == 0 && a.name == "self") continue;
+    if (i == 0 && has_self(schema)) continue;
     ArgumentRow r{a.name, a.type->annotation_str(), "", example_spec(a.type)};
     if (a.default_value) {
       const std::string whole = a.str();
@@ -63,7 +63,7 @@ std::vector<ArgumentRow> argument_rows(const FunctionSchema& schema) {
 std::string signature(const FunctionSchema& schema, const std::string& method) {
   std::vector<std::string> args;
   for (size_t i = 0; i < schema.arguments.size(); ++i)
-    if (!(i == 0 && schema.arguments[i].name == "self")) args.push_back(schema.arguments[i].str());
+    if (!(i == 0 && has_self(schema))) args.push_back(schema.arguments[i].str());
   const std::string whole = schema.str();
   const size_t arrow = whole.rfind(") -> ");
   return fmt::format("{}({}){}", method, fmt::join(args, ", "), arrow == std::string::npos ? "" : whole.substr(arrow + 1));

@@ -162,8 +162,12 @@ std::optional<IValue> convert_to_type(const IValue& v, const TypePtr& type, std:
   return std::nullopt;
 }
 
+bool has_self(const FunctionSchema& schema) {
+  return !schema.arguments.empty() && schema.arguments[0].type && schema.arguments[0].type->cast<ClassType>() != nullptr;
+}
+
 std::vector<IValue> check_arguments(const FunctionSchema& schema, std::vector<IValue> args) {
-  const size_t first = !schema.arguments.empty() && schema.arguments[0].name == "self" ? 1 : 0;
+  const size_t first = has_self(schema) ? 1 : 0;
   const size_t total = schema.arguments.size() - first;
   size_t required = total;
   while (required > 0 && schema.arguments[first + required - 1].default_value) --required;

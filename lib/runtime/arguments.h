@@ -15,6 +15,10 @@
 
 namespace jitctl {
 
+// Whether the schema starts with a method's receiver: an argument of class type, whatever its
+// name (`def forward(s, x)` is as valid as `self`).
+bool has_self(const FunctionSchema& schema);
+
 // The arguments after `self` (a method's schema starts with it), defaults not filled in.
 // Throws InvalidInput naming the argument; Unsupported for a class-typed argument.
 std::vector<IValue> check_arguments(const FunctionSchema& schema, std::vector<IValue> args);

@@ -102,6 +102,10 @@ class ArgKinds(nn.Module):
         return s, doubled
 
     @torch.jit.export
+    def receiver_renamed(me, n: int, alpha: float) -> float:  # noqa: N805 -- Python allows any name
+        return float(me.scale) * alpha + n
+
+    @torch.jit.export
     def mismatch(self, x: Tensor, w: Tensor) -> Tensor:
         h = torch.relu(x)
         return torch.mm(h, w)
@@ -126,6 +130,7 @@ SPEC_CASES = [
     ("cli/arg_kinds_scripted.pt", "optional_none", ["None", "None"]),
     ("cli/arg_kinds_scripted.pt", "optional_none", ["none", "[1, 2]"]),
     ("cli/arg_kinds_scripted.pt", "optional_none", ["'given'", "None"]),
+    ("cli/arg_kinds_scripted.pt", "receiver_renamed", ["3", "0.25"]),
     ("models/exports_scripted.pt", "describe", ["'features: '"]),
     ("models/exports_scripted.pt", "num_features", []),
     ("models/getstate_scripted.pt", "__getstate__", []),
