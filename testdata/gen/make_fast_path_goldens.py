@@ -166,6 +166,11 @@ def elementwise_cases():
          F.batch_norm(xb, rm, rv, wb, bb, False, 0.1, 1e-5))
     case(c, "batch_norm_eval_cl_no_affine", "aten::batch_norm", [xb, None, None, rm, rv, False, 0.1, 1e-3, True],
          F.batch_norm(xb, rm, rv, None, None, False, 0.1, 1e-3))
+    # Global pooling of a channels-last image: 80 channels (a block of 64 and a tail), two images.
+    xg = cl(2, 80, 7, 5)
+    case(c, "mean_pixels_cl", "aten::mean.dim", [xg, [2, 3], False, None], torch.mean(xg, [2, 3]))
+    case(c, "mean_pixels_cl_keepdim", "aten::mean.dim", [xg, [-1, -2], True, None], torch.mean(xg, [-1, -2], True))
+    case(c, "sum_pixels_cl", "aten::sum.dim_IntList", [xg, [3, 2], False, None], torch.sum(xg, [3, 2]))
     return c
 
 
