@@ -50,6 +50,9 @@ class Tensor {
   const Device& device() const { return impl_->storage->device(); }
   TensorImpl& impl() const { return *impl_; }
   bool same(const Tensor& o) const { return impl_ == o.impl_; }
+  // Whether this handle is the only one to the tensor and the tensor the only view of its
+  // storage: nothing else can see a write to it (a kernel may then reuse its bytes in place).
+  bool sole_owner() const { return impl_ && impl_.use_count() == 1 && impl_->storage && impl_->storage.use_count() == 1; }
 
   // Pointer to the first element (loads a lazy storage).
   const void* data() const;
