@@ -106,6 +106,12 @@ def pooling_cases():
     case(c, "max_3x3s2p1_cl", "aten::max_pool2d", [x, [3, 3], [2, 2], [1, 1], [1, 1], False], F.max_pool2d(x, 3, 2, 1))
     case(c, "max_2x2_ceil_cl", "aten::max_pool2d", [x, [2, 2], [2, 2], [0, 0], [1, 1], True], F.max_pool2d(x, 2, 2, 0, 1, True))
     case(c, "max_dilated_cl", "aten::max_pool2d", [x, [3, 3], [1, 1], [1, 1], [2, 2], False], F.max_pool2d(x, 3, 1, 1, 2))
+    # 3x3/2 with ceil_mode and no padding (SqueezeNet's and GoogLeNet's): 72 channels (a block of
+    # 64 and a tail of 8), NaN in the tail of an inside window and in a clipped border window.
+    xs = cl(1, 72, 15, 16)
+    xs[0, 70, 6, 7] = float("nan")
+    xs[0, 5, 14, 15] = float("nan")
+    case(c, "max_3x3s2_ceil_cl", "aten::max_pool2d", [xs, [3, 3], [2, 2], [0, 0], [1, 1], True], F.max_pool2d(xs, 3, 2, 0, 1, True))
     y = cl(1, 24, 13, 14)
     case(c, "avg_3x3s2p1_cl", "aten::avg_pool2d", [y, [3, 3], [2, 2], [1, 1], False, True, None], F.avg_pool2d(y, 3, 2, 1))
     case(c, "avg_exclude_pad_ceil_cl", "aten::avg_pool2d", [y, [3, 2], [2, 2], [1, 1], True, False, None],
