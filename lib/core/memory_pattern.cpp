@@ -22,6 +22,9 @@ constexpr size_t kMaxStates = 4;
 // Calls whose allocations differed from the recording before a state gives up its pattern
 // (a method whose shapes change from call to call).
 constexpr int kMaxDeviations = 4;
+// Calls a method that allocated no large tensors runs without a pattern before it records again
+// (its shapes may have grown).
+constexpr uint32_t kIdleCalls = 64;
 
 std::atomic<uint64_t> g_recorded{0}, g_replayed{0}, g_fallbacks{0};
 
@@ -118,6 +121,7 @@ struct PatternState {
   size_t next = 0;
   bool deviated = false;
   int deviations = 0;
+  bool idle = false;  // the call just recorded had no large tensors
 
   // Whether the call runs under this state.
   bool begin() {
@@ -153,7 +157,11 @@ struct PatternState {
       }
       recording.reset();
       g_recorded.fetch_add(1, std::memory_order_relaxed);
-      if (blocks.size() < 2 || blocks.size() > kMaxBlocks) return give_up();
+      if (blocks.size() > kMaxBlocks) return give_up();
+      if (blocks.size() < 2) {  // nothing to place: skip a while, then look again
+        idle = true;
+        return;
+      }
       sizes.clear();
       for (const auto& b : blocks) sizes.push_back(b.bytes);
       arena_bytes = place(blocks, offsets);
@@ -226,6 +234,12 @@ void MemoryPatterns::release(std::shared_ptr<PatternState> state) {
 
 MemoryPatternScope::MemoryPatternScope(MemoryPatterns& patterns) {
   if (t_active) return;
+  // A method without large tensors (most small models) pays a load and a store per call here
+  // instead of two locks; the count may race between callers, which only moves the next look.
+  if (const uint32_t skip = patterns.skip_.load(std::memory_order_relaxed)) {
+    patterns.skip_.store(skip - 1, std::memory_order_relaxed);
+    return;
+  }
   state_ = patterns.acquire();
   if (!state_) return;
   owner_ = &patterns;
@@ -237,6 +251,10 @@ MemoryPatternScope::~MemoryPatternScope() {
   if (t_active == state_.get()) {
     t_active = nullptr;
     state_->end();
+    if (state_->idle) {
+      state_->idle = false;
+      owner_->skip_.store(kIdleCalls, std::memory_order_relaxed);
+    }
   }
   owner_->release(std::move(state_));
 }

@@ -12,6 +12,7 @@
 // allocation falls back to the pool. A call whose sizes differ from the recording makes the
 // next call record again; a pattern that keeps changing is given up.
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -37,6 +38,7 @@ class MemoryPatterns {
   std::mutex mu_;
   std::vector<std::shared_ptr<PatternState>> idle_;
   size_t created_ = 0;
+  std::atomic<uint32_t> skip_{0};  // calls to run without a pattern (see kIdleCalls)
 };
 
 // Makes the calling thread's large tensor allocations follow `patterns` until destroyed. Nested

@@ -110,3 +110,23 @@ TEST_CASE("memory pattern: outputs of earlier calls keep their values while a me
     CHECK_MESSAGE(ok, "call ", call);
   }
 }
+
+TEST_CASE("memory pattern: a method without large tensors looks again only after a while") {
+  MemoryPatterns patterns;
+  auto small_call = [&] {
+    MemoryPatternScope scope(patterns);
+    auto a = Storage::allocate_uninitialized(1024);  // below the pool's size: not part of a pattern
+  };
+  const auto before = memory_pattern_stats();
+  small_call();  // records nothing worth placing
+  CHECK(memory_pattern_stats().recorded == before.recorded + 1);
+  for (int i = 0; i < 64; ++i) small_call();
+  CHECK(memory_pattern_stats().recorded == before.recorded + 1);
+  small_call();  // then records again: shapes may have grown
+  CHECK(memory_pattern_stats().recorded == before.recorded + 2);
+  // Once a call has large tensors, the next one replays them.
+  for (int i = 0; i < 64; ++i) small_call();
+  one_call(patterns);
+  one_call(patterns);
+  CHECK(memory_pattern_stats().replayed >= before.replayed + 1);
+}
