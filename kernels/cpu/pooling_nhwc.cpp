@@ -56,24 +56,35 @@ constexpr int64_t kBlock = 64;
 // that is one compare-and-blend chain per vector, so the maximum (s > acc ? s : acc, a single
 // vmaxps) and the last NaN seen are kept apart as two short chains and joined at the end.
 template <int64_t B>
-JITCTL_ALWAYS_INLINE void max_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n) {
+struct MaxOfWindow {
   float acc[B], nan[B];
+
+  JITCTL_ALWAYS_INLINE MaxOfWindow() {
 #pragma omp simd
-  for (int64_t j = 0; j < B; ++j) {
-    acc[j] = -std::numeric_limits<float>::infinity();
-    nan[j] = 0.f;
-  }
-  for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
-    for (int64_t ix = wd.x0; ix < wd.x1; ++ix) {
-      const float* s = in + ((n * g.h + iy) * g.w + ix) * g.c;
-#pragma omp simd
-      for (int64_t j = 0; j < B; ++j) {
-        acc[j] = s[j] > acc[j] ? s[j] : acc[j];
-        nan[j] = s[j] != s[j] ? s[j] : nan[j];
-      }
+    for (int64_t j = 0; j < B; ++j) {
+      acc[j] = -std::numeric_limits<float>::infinity();
+      nan[j] = 0.f;
     }
+  }
+  JITCTL_ALWAYS_INLINE void add(const float* __restrict s) {
 #pragma omp simd
-  for (int64_t j = 0; j < B; ++j) o[j] = nan[j] != nan[j] ? nan[j] : acc[j];
+    for (int64_t j = 0; j < B; ++j) {
+      acc[j] = s[j] > acc[j] ? s[j] : acc[j];
+      nan[j] = s[j] != s[j] ? s[j] : nan[j];
+    }
+  }
+  JITCTL_ALWAYS_INLINE void store(float* __restrict o) const {
+#pragma omp simd
+    for (int64_t j = 0; j < B; ++j) o[j] = nan[j] != nan[j] ? nan[j] : acc[j];
+  }
+};
+
+template <int64_t B>
+JITCTL_ALWAYS_INLINE void max_block(const float* __restrict in, float* __restrict o, const Geometry& g, const Window& wd, int64_t n) {
+  MaxOfWindow<B> m;
+  for (int64_t iy = wd.y0; iy < wd.y1; ++iy)
+    for (int64_t ix = wd.x0; ix < wd.x1; ++ix) m.add(in + ((n * g.h + iy) * g.w + ix) * g.c);
+  m.store(o);
 }
 
 template <int64_t B>
@@ -113,25 +124,12 @@ JITCTL_ISA_CLONES(void, max_rows, (const float* in, float* out, const Geometry& 
 // `row` floats per image row): max_block with the window loops unrolled.
 template <int64_t B>
 JITCTL_ALWAYS_INLINE void max_block_3x3(const float* __restrict s, float* __restrict o, int64_t row, int64_t c) {
-  float acc[B], nan[B];
-#pragma omp simd
-  for (int64_t j = 0; j < B; ++j) {
-    acc[j] = -std::numeric_limits<float>::infinity();
-    nan[j] = 0.f;
-  }
+  MaxOfWindow<B> m;
 #pragma GCC unroll 3
   for (int iy = 0; iy < 3; ++iy)
 #pragma GCC unroll 3
-    for (int ix = 0; ix < 3; ++ix) {
-      const float* p = s + iy * row + ix * c;
-#pragma omp simd
-      for (int64_t j = 0; j < B; ++j) {
-        acc[j] = p[j] > acc[j] ? p[j] : acc[j];
-        nan[j] = p[j] != p[j] ? p[j] : nan[j];
-      }
-    }
-#pragma omp simd
-  for (int64_t j = 0; j < B; ++j) o[j] = nan[j] != nan[j] ? nan[j] : acc[j];
+    for (int ix = 0; ix < 3; ++ix) m.add(s + iy * row + ix * c);
+  m.store(o);
 }
 
 // 3x3 windows at stride 2 (the stem pools of ResNet, SqueezeNet, GoogLeNet): windows inside the
