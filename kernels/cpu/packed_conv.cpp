@@ -134,10 +134,6 @@ constexpr double kTinyPointwiseFlops = 1e5;
 // overhead dominates and oneDNN's kernel is several times faster.
 constexpr int64_t kTinyPointwiseMinPixels = 256;
 
-}  // namespace
-
-namespace {
-
 // An image's few channels (RGB) interleaved pixel by pixel: oneDNN's reorder takes 35 us for a
 // 3x224x224 image here, this loop 6 (the first convolution of every image model pays it).
 constexpr int64_t kNarrowInputChannels = 4;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <vector>
@@ -90,8 +91,8 @@ class BufferPool {
     }
     for (const Free& f : evicted) delete_charged(f.data, f.bytes);
   }
-  // Gives back the oldest kept buffers, at least `bytes` of them (or all).
-  void trim(size_t bytes) {
+  // Gives back the oldest kept buffers, at least `bytes` of them (or all); returns how many bytes.
+  uint64_t trim(size_t bytes) {
     std::vector<Free> evicted;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -103,19 +104,11 @@ class BufferPool {
         free_.erase(free_.begin());
       }
     }
-    for (const Free& f : evicted) delete_charged(f.data, f.bytes);
-  }
-  uint64_t reclaim() {
-    std::vector<Free> free;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      free.swap(free_);
-      cached_ = 0;
-    }
     uint64_t released = 0;
-    for (const Free& f : free) delete_charged(f.data, f.bytes), released += f.bytes;
+    for (const Free& f : evicted) delete_charged(f.data, f.bytes), released += f.bytes;
     return released;
   }
+  uint64_t reclaim() { return trim(std::numeric_limits<size_t>::max()); }
 
  private:
   struct Free {
