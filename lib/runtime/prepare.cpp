@@ -176,14 +176,13 @@ class PreparedConv final : public PreparedKernel {
     const IValue& x = s.at(0);
     // By reference: a residual moved here at its last use stays the stack's only handle, so the
     // convolution may add into its bytes in place (PackedConv::run).
-    static const IValue kNone;
-    const IValue& res = residual_slot_ >= 0 ? s.at(static_cast<size_t>(residual_slot_)) : kNone;
+    static const Tensor kNoResidual;
+    const IValue* res = residual_slot_ >= 0 ? &s.at(static_cast<size_t>(residual_slot_)) : nullptr;
     const bool ok = conv && x.is_tensor() && x.to_tensor().dtype() == DType::Float32 && x.to_tensor().dim() == weight_dim_ &&
-                    (residual_slot_ < 0 || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32));
+                    (!res || (res->is_tensor() && res->to_tensor().dtype() == DType::Float32));
     if (ok) {
       try {
-        static const Tensor kNoResidual;
-        out = conv->run(x.to_tensor(), residual_slot_ >= 0 ? res.to_tensor() : kNoResidual, channels_last_out_);
+        out = conv->run(x.to_tensor(), res ? res->to_tensor() : kNoResidual, channels_last_out_);
       } catch (const InvalidInput&) {
         out = replay(steps_, s);  // the original kernels raise PyTorch's message, or handle what we do not
       }
