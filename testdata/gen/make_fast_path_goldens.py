@@ -230,6 +230,19 @@ def fused_cases():
             res = r(*base.shape) if any(p[0] == "add" for p in post) else None
             name = f"conv{gi}_" + "_".join(p[0] for p in post)
             c[name] = ("conv2d", (x, w, b, [stride, stride], [pad, pad], [dil, dil], groups, res), tuple(post), apply(base, post, res))
+    # An image's first convolution (three input channels, few output channels: oneDNN's kernels
+    # for it are not the ones for the layers after): output channels filling one, part of one and
+    # several vector blocks, strides 1-4, padding or not, a batch of two, one and four input channels.
+    stems = [((1, 3, 23, 29), (32, 3, 3, 3), 2, 1), ((2, 3, 17, 16), (24, 3, 3, 3), 2, 1), ((1, 3, 21, 19), (64, 3, 3, 3), 2, 0),
+             ((1, 3, 30, 27), (16, 3, 7, 7), 2, 3), ((1, 3, 24, 20), (96, 3, 4, 4), 4, 0), ((1, 1, 15, 14), (70, 1, 3, 3), 1, 1),
+             ((1, 4, 13, 18), (40, 4, 5, 5), 3, 2), ((1, 3, 19, 18), (20, 3, 3, 3), 2, 1)]
+    g = torch.Generator().manual_seed(3)  # its own stream: the families after this one keep theirs
+    for si, (xs, ws, stride, pad) in enumerate(stems):
+        for post in chains[:1] + chains[2:11]:
+            x, w, b = torch.randn(*xs, generator=g), torch.randn(*ws, generator=g) / math.sqrt(ws[1] * ws[2] * ws[3]), torch.randn(ws[0], generator=g)
+            base = F.conv2d(x, w, b, stride, pad)
+            c[f"stem{si}_" + "_".join(p[0] for p in post)] = ("conv2d", (x, w, b, [stride, stride], [pad, pad], [1, 1], 1, None), tuple(post),
+                                                              apply(base, post, None))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)
