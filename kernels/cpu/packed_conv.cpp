@@ -62,6 +62,7 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     dnnl_epilogue_.pop_back();
     silu_after_ = true;
   }
+  if (DepthwiseConv::suits(weight_, args_, epilogue_)) depthwise_ = std::make_unique<const DepthwiseConv>(weight_, bias_, epilogue_);
 }
 
 PackedConv::~PackedConv() = default;
@@ -223,6 +224,11 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (two_d && p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0 && p.ph_after == 0 && p.pw_after == 0 &&
       p.groups == 1 && flops < kTinyPointwiseFlops && p.h * p.w >= kTinyPointwiseMinPixels && input.is_contiguous())
     return run_tiny_pointwise(input, residual, p, channels_last_out);
+  if (depthwise_ && two_d && channels_last_out && depthwise_->takes(input)) {
+    Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+    depthwise_->run(input, p, out);
+    return out;
+  }
   const SmallWorkOnOneThread small(flops);
   const auto prim_ref = primitive_for(p);
   const Primitive& plan = *prim_ref;

@@ -238,11 +238,27 @@ def fused_cases():
              ((1, 4, 13, 18), (40, 4, 5, 5), 3, 2), ((1, 3, 19, 18), (20, 3, 3, 3), 2, 1)]
     g = torch.Generator().manual_seed(3)  # its own stream: the families after this one keep theirs
     for si, (xs, ws, stride, pad) in enumerate(stems):
-        for post in chains[:1] + chains[2:11]:
+        for post in chains[:1] + chains[2:11] if si == 0 else chains[:1]:
             x, w, b = torch.randn(*xs, generator=g), torch.randn(*ws, generator=g) / math.sqrt(ws[1] * ws[2] * ws[3]), torch.randn(ws[0], generator=g)
             base = F.conv2d(x, w, b, stride, pad)
             c[f"stem{si}_" + "_".join(p[0] for p in post)] = ("conv2d", (x, w, b, [stride, stride], [pad, pad], [1, 1], 1, None), tuple(post),
                                                               apply(base, post, None))
+    # Depthwise 3x3 stride 1 (DepthwiseConv on channels-last input): channel counts below, at and
+    # past the vector widths (8, 12, 16, 24, 58, 72: overlapping last blocks), images narrower
+    # than a pixel block and ones with inside blocks, padding 0, 1 and 2, a batch of two, no bias,
+    # and a NaN (kept by the activation, as PyTorch's).
+    dws = [((1, 24, 7, 10), 1, True, None), ((1, 8, 5, 7), 1, True, None), ((2, 12, 9, 19), 1, True, None), ((1, 16, 3, 3), 1, True, None),
+           ((1, 24, 11, 30), 0, True, None), ((1, 58, 14, 14), 1, False, None), ((1, 72, 8, 21), 2, True, (0, 40, 5, 9))]
+    for di, (xs, pad, with_bias, nan_at) in enumerate(dws):
+        for post in [[]] + chains[:1] + chains[2:11] if di == 0 else [[]] + chains[:1] + chains[2:3] + chains[4:6] if nan_at else chains[:1]:
+            ch = xs[1]
+            x, w = torch.randn(*xs, generator=g), torch.randn(ch, 1, 3, 3, generator=g) / 3
+            b = torch.randn(ch, generator=g) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b, 1, pad, 1, ch)
+            name = f"dw{di}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [1, 1], [pad, pad], [1, 1], ch, None), tuple(post), apply(base, post, None))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)

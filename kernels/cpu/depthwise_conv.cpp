@@ -1,0 +1,308 @@
+#include "kernels/cpu/depthwise_conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels/cpu/activations.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/isa_dispatch.h"
+#include "kernels/cpu/tensor_util.h"
+#include "kernels/parallel.h"
+
+namespace jitctl::cpu {
+
+namespace {
+
+using Kind = PostOp::Kind;
+
+// The ops that are not in registers (a transcendental among them), over a finished output row.
+void apply_ops_to_run(const PostOp* ops, size_t n, float* y, int64_t len) {
+  for (size_t i = 0; i < n; ++i) {
+    const PostOp& o = ops[i];
+    switch (o.kind) {
+      case Kind::Relu:
+        for (int64_t q = 0; q < len; ++q) y[q] = y[q] < 0 ? 0.0f : y[q];  // NaN stays NaN
+        break;
+      case Kind::LeakyRelu:
+        for (int64_t q = 0; q < len; ++q) y[q] = y[q] > 0 ? y[q] : o.a * y[q];
+        break;
+      case Kind::Clamp:
+        for (int64_t q = 0; q < len; ++q) y[q] = y[q] < o.a ? o.a : y[q] > o.b ? o.b : y[q];
+        break;
+      case Kind::Hardswish:
+        for (int64_t q = 0; q < len; ++q) y[q] = y[q] * std::min(std::max(y[q] + 3.0f, 0.0f), 6.0f) / 6.0f;
+        break;
+      case Kind::Hardsigmoid:
+        for (int64_t q = 0; q < len; ++q) y[q] = std::min(std::max(y[q] + 3.0f, 0.0f), 6.0f) / 6.0f;
+        break;
+      case Kind::Silu: activation_f32(Activation::Silu, y, y, len); break;
+      case Kind::Sigmoid: activation_f32(Activation::Sigmoid, y, y, len); break;
+      case Kind::Tanh: activation_f32(Activation::Tanh, y, y, len); break;
+      case Kind::GeluErf: activation_f32(Activation::GeluErf, y, y, len); break;
+      case Kind::GeluTanh: activation_f32(Activation::GeluTanh, y, y, len); break;
+      case Kind::Add: break;  // never here: suits() refuses a residual
+    }
+  }
+}
+
+// Input rows per band of output rows: a band's input (L2-resident) is read from L2 into L1 about
+// once per channel block.
+constexpr int64_t kBandBytes = 128 << 10;
+
+// Everything one call's row loops read, resolved once.
+struct Job {
+  const float* x;     // input, dense channels-last
+  float* y;           // output, dense channels-last
+  const float* w;     // [3][3][C]
+  const float* bias;  // [C]
+  const float* zeros;  // an input row of zeros, for kernel rows in the padding
+  int64_t c, h, w_in, oh, ow, ph, pw;
+  const PostOp* ops;  // the epilogue, applied per row (Mode::Row)
+  size_t nops;
+  int mode;           // Mode, below
+  float lo, hi;       // Mode::Clamp's bounds
+};
+
+#ifdef JITCTL_TARGET_AVX512
+
+template <int V>
+struct VecOf;
+template <>
+struct VecOf<16> {
+  typedef float type __attribute__((vector_size(64)));
+};
+template <>
+struct VecOf<8> {
+  typedef float type __attribute__((vector_size(32)));
+};
+
+template <class vf>
+JITCTL_ALWAYS_INLINE vf load(const float* p) {
+  vf v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// The epilogue applied in registers before the store, chosen once per call: the common single
+// activations. Anything else is applied to the finished row (Mode::Row).
+enum class Mode { None, Relu, Clamp, Hardswish, Row };
+
+Mode mode_of(const Epilogue& e) {
+  if (e.empty()) return Mode::None;
+  if (e.size() > 1) return Mode::Row;
+  switch (e[0].kind) {
+    case Kind::Relu: return Mode::Relu;
+    case Kind::Clamp: return Mode::Clamp;
+    case Kind::Hardswish: return Mode::Hardswish;
+    default: return Mode::Row;
+  }
+}
+
+// Compares and selects, so NaN stays NaN as in PyTorch's kernels.
+template <Mode M, class vf>
+JITCTL_ALWAYS_INLINE vf activate(vf v, vf lo, vf hi) {
+  const vf zero = {};
+  if constexpr (M == Mode::Relu) v = zero > v ? zero : v;  // one maxps, NaN kept
+  if constexpr (M == Mode::Clamp) {
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+  }
+  if constexpr (M == Mode::Hardswish) {
+    const vf six = zero + 6.0f;
+    vf t = v + 3.0f;
+    t = t < zero ? zero : t;
+    t = t > six ? six : t;
+    v = v * t / 6.0f;
+  }
+  return v;
+}
+
+// P pixels from ow of one output row, channels c0..c0+lanes, the filter wv in registers.
+// rows[kh]: the input row kernel row kh reads (the zero row when it lies in the padding).
+// Checked: a column may lie in the padding (it reads zeros) and pixels past the row's end are not
+// stored.
+template <class vf, int K, int S, int P, Mode M, bool Checked>
+JITCTL_ALWAYS_INLINE void pixel_block(const Job& j, const float* const (&rows)[K], int64_t c0, vf bv, vf lo, vf hi,
+                                      int64_t ow, float* yrow) {
+  const int64_t C = j.c;
+  vf acc[P];
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) acc[p] = bv;
+  // The window's input columns, each loaded once per kernel row and shared by the pixels and
+  // filter taps that read it; the pointer steps one pixel (C floats) at a time, so no column
+  // costs a multiply.
+  constexpr int kCols = (P - 1) * S + K;
+  const int64_t iw0 = ow * S - j.pw;
+#pragma GCC unroll 5
+  for (int kh = 0; kh < K; ++kh) {
+    const float* src = rows[kh] + iw0 * C + c0;
+    vf xin[kCols];
+#pragma GCC unroll 16
+    for (int q = 0; q < kCols; ++q, src += C) {
+      if constexpr (Checked)
+        xin[q] = load<vf>(iw0 + q >= 0 && iw0 + q < j.w_in ? src : j.zeros + c0);
+      else
+        xin[q] = load<vf>(src);
+    }
+    vf wv[K];  // this kernel row's taps (L1-resident: K loads per P pixels)
+#pragma GCC unroll 5
+    for (int kw = 0; kw < K; ++kw) wv[kw] = load<vf>(j.w + (kh * K + kw) * C + c0);
+#pragma GCC unroll 5
+    for (int kw = 0; kw < K; ++kw)
+#pragma GCC unroll 8
+      for (int p = 0; p < P; ++p) acc[p] += wv[kw] * xin[p * S + kw];
+  }
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p)
+    if (!Checked || ow + p < j.ow) {
+      const vf v = activate<M>(acc[p], lo, hi);
+      std::memcpy(yrow + (ow + p) * C + c0, &v, sizeof v);
+    }
+}
+
+template <class vf, int K, int S, int P, Mode M>
+JITCTL_ALWAYS_INLINE void channel_block(const Job& j, const float* const (&rows)[K], int64_t c0, float* yrow) {
+  const vf bv = load<vf>(j.bias + c0);
+  const vf zero = {};
+  const vf lo = zero + j.lo, hi = zero + j.hi;
+  // Columns whose whole window lies inside the image: first..last.
+  const int64_t first = std::min(j.ow, (j.pw + S - 1) / S);
+  const int64_t last = std::max(first, std::min(j.ow, j.w_in + j.pw - K >= 0 ? (j.w_in + j.pw - K) / S + 1 : 0));
+  int64_t ow = 0;
+  for (; ow < first; ow += P) pixel_block<vf, K, S, P, M, true>(j, rows, c0, bv, lo, hi, ow, yrow);
+  for (; ow + P <= last; ow += P) pixel_block<vf, K, S, P, M, false>(j, rows, c0, bv, lo, hi, ow, yrow);
+  for (; ow < j.ow; ow += P) pixel_block<vf, K, S, P, M, true>(j, rows, c0, bv, lo, hi, ow, yrow);
+}
+
+// Output rows r0..r1 (over batch and height), every channel: blocks of V, then one block ending
+// at the last channel (overlapping the one before: those channels are computed twice, equally).
+template <int V, int K, int S, Mode M>
+JITCTL_ALWAYS_INLINE void rows(const Job& j, int64_t r0, int64_t r1) {
+  using vf = typename VecOf<V>::type;
+  using hf = typename VecOf<8>::type;
+  // Pixels per block: P accumulators beside the window's columns and a kernel row's taps (32
+  // vector registers on AVX-512, 16 on AVX2).
+  constexpr int P = V == 16 ? 8 : 4;
+  // Bands of output rows, channel block by channel block within a band: a block's kernel rows
+  // (a few KB) stay in L1 while it walks down the band, where a whole row of every channel
+  // (K rows of W x C floats) would not.
+  const int64_t band = std::max<int64_t>(1, kBandBytes / std::max<int64_t>(1, j.w_in * j.c * static_cast<int64_t>(sizeof(float))));
+  auto row_block = [&](int64_t r, int64_t c0, auto vec) {
+    using T = decltype(vec);
+    const int64_t n = r / j.oh, oh = r % j.oh;
+    const float* image = j.x + n * j.h * j.w_in * j.c;
+    const float* rows[K];
+    for (int kh = 0; kh < K; ++kh) {
+      const int64_t ih = oh * S - j.ph + kh;
+      rows[kh] = ih >= 0 && ih < j.h ? image + ih * j.w_in * j.c : j.zeros;
+    }
+    channel_block<T, K, S, P, M>(j, rows, c0, j.y + r * j.ow * j.c);
+  };
+  for (int64_t b0 = r0; b0 < r1; b0 += band) {
+    const int64_t b1 = std::min(r1, b0 + band);
+    if (j.c >= V) {
+      int64_t c0 = 0;
+      for (; c0 + V <= j.c; c0 += V)
+        for (int64_t r = b0; r < b1; ++r) row_block(r, c0, vf{});
+      if (c0 < j.c)
+        for (int64_t r = b0; r < b1; ++r) row_block(r, j.c - V, vf{});
+    } else {
+      for (int64_t r = b0; r < b1; ++r) {
+        row_block(r, 0, hf{});  // 8 <= C < 16 on AVX-512
+        if (j.c > 8) row_block(r, j.c - 8, hf{});
+      }
+    }
+    if (M == Mode::Row)
+      for (int64_t r = b0; r < b1; ++r) apply_ops_to_run(j.ops, j.nops, j.y + r * j.ow * j.c, j.ow * j.c);
+  }
+}
+
+// Only 3x3 stride 1 is instantiated (suits()): the kernel size and stride are template
+// parameters so the column indexing is constant-folded.
+template <int V>
+JITCTL_ALWAYS_INLINE void rows_for(const Job& j, int64_t r0, int64_t r1) {
+  switch (static_cast<Mode>(j.mode)) {
+    case Mode::None: rows<V, 3, 1, Mode::None>(j, r0, r1); break;
+    case Mode::Relu: rows<V, 3, 1, Mode::Relu>(j, r0, r1); break;
+    case Mode::Clamp: rows<V, 3, 1, Mode::Clamp>(j, r0, r1); break;
+    case Mode::Hardswish: rows<V, 3, 1, Mode::Hardswish>(j, r0, r1); break;
+    case Mode::Row: rows<V, 3, 1, Mode::Row>(j, r0, r1); break;
+  }
+}
+
+JITCTL_TARGET_AVX512 void rows_avx512(const Job& j, int64_t r0, int64_t r1) { rows_for<16>(j, r0, r1); }
+JITCTL_TARGET_AVX2 void rows_avx2(const Job& j, int64_t r0, int64_t r1) { rows_for<8>(j, r0, r1); }
+
+#endif  // JITCTL_TARGET_AVX512
+
+}  // namespace
+
+bool DepthwiseConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
+#ifdef JITCTL_TARGET_AVX512
+  if (cpu_features().isa == Isa::Generic || args.transposed || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
+  const auto& ws = weight.sizes();
+  if (ws[1] != 1 || args.groups != ws[0] || ws[0] < 8 || ws[2] != 3 || ws[3] != 3) return false;
+  for (auto d : args.dilation)
+    if (d != 1) return false;
+  for (auto st : args.stride)
+    if (st != 1) return false;
+  return !has_residual(epilogue);
+#else
+  (void)weight, (void)args, (void)epilogue;
+  return false;
+#endif
+}
+
+DepthwiseConv::DepthwiseConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue)
+    : c_(weight.sizes()[0]),
+      lanes_(cpu_features().isa == Isa::Avx512 ? 16 : 8),
+      epilogue_(std::move(epilogue)) {
+  const Tensor wc = contiguous(weight);
+  const float* w = static_cast<const float*>(wc.data());
+  w_.assign(static_cast<size_t>((kTaps + 1) * c_), 0.0f);
+  for (int64_t ch = 0; ch < c_; ++ch)
+    for (int64_t t = 0; t < kTaps; ++t) w_[t * c_ + ch] = w[ch * kTaps + t];
+  if (bias.defined()) {
+    const Tensor bc = contiguous(bias);
+    std::memcpy(w_.data() + kTaps * c_, bc.data(), static_cast<size_t>(c_) * sizeof(float));
+  }
+}
+
+bool DepthwiseConv::takes(const Tensor& input) const {
+  return input.dim() == 4 && input.dtype() == DType::Float32 && input.sizes()[1] == c_ && input.storage_offset() >= 0 &&
+         input.strides() == channels_last_strides(input.sizes());
+}
+
+void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) const {
+#ifdef JITCTL_TARGET_AVX512
+  // What kernel rows in the padding read: an input row of zeros (columns are always inside).
+  std::vector<float> zeros(static_cast<size_t>(p.w * c_), 0.0f);
+  Job j{};
+  j.x = static_cast<const float*>(input.data());
+  j.y = static_cast<float*>(out.mutable_data());
+  j.w = w_.data();
+  j.bias = w_.data() + kTaps * c_;
+  j.zeros = zeros.data();
+  j.c = c_, j.h = p.h, j.w_in = p.w, j.oh = p.oh, j.ow = p.ow, j.ph = p.ph, j.pw = p.pw;
+  j.ops = epilogue_.data();
+  j.nops = epilogue_.size();
+  j.mode = static_cast<int>(mode_of(epilogue_));
+  j.lo = epilogue_.empty() ? 0.0f : epilogue_[0].a;
+  j.hi = epilogue_.empty() ? 0.0f : epilogue_[0].b;
+  const double row_bytes = static_cast<double>(p.ow * c_) * sizeof(float) * 3.0;
+  const auto grain = static_cast<int64_t>(std::max(1.0, 64e3 / std::max(row_bytes, 1.0)));
+  const bool wide = lanes_ == 16;
+  parallel_for(0, p.n * p.oh, grain, [&](int64_t r0, int64_t r1) {
+    if (wide)
+      rows_avx512(j, r0, r1);
+    else
+      rows_avx2(j, r0, r1);
+  });
+#else
+  (void)input, (void)p, (void)out;
+#endif
+}
+
+}  // namespace jitctl::cpu
