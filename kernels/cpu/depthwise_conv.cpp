@@ -142,7 +142,7 @@ JITCTL_ALWAYS_INLINE void pixel_block(const Job& j, const float* const (&rows)[K
 #pragma GCC unroll 16
     for (int q = 0; q < kCols; ++q, src += C) {
       if constexpr (Checked)
-        xin[q] = load<vf>(iw0 + q >= 0 && iw0 + q < j.w_in ? src : j.zeros + c0);
+        xin[q] = load<vf>(static_cast<uint64_t>(iw0 + q) < static_cast<uint64_t>(j.w_in) ? src : j.zeros + c0);  // one compare: no branch
       else
         xin[q] = load<vf>(src);
     }
@@ -176,6 +176,20 @@ JITCTL_ALWAYS_INLINE void channel_block(const Job& j, const float* const (&rows)
   for (; ow < j.ow; ow += P) pixel_block<vf, K, S, P, M, true>(j, rows, c0, bv, lo, hi, ow, yrow);
 }
 
+// Output row r (over batch and height), channels c0..c0+lanes. (A function, not a lambda: a
+// lambda GCC does not inline would be compiled without the caller's AVX-512 target.)
+template <class vf, int K, int S, int P, Mode M>
+JITCTL_ALWAYS_INLINE void row_block(const Job& j, int64_t r, int64_t c0) {
+  const int64_t n = r / j.oh, oh = r % j.oh;
+  const float* image = j.x + n * j.h * j.w_in * j.c;
+  const float* rows[K];
+  for (int kh = 0; kh < K; ++kh) {
+    const int64_t ih = oh * S - j.ph + kh;
+    rows[kh] = ih >= 0 && ih < j.h ? image + ih * j.w_in * j.c : j.zeros;
+  }
+  channel_block<vf, K, S, P, M>(j, rows, c0, j.y + r * j.ow * j.c);
+}
+
 // Output rows r0..r1 (over batch and height), every channel: blocks of V, then one block ending
 // at the last channel (overlapping the one before: those channels are computed twice, equally).
 template <int V, int K, int S, Mode M>
@@ -189,29 +203,18 @@ JITCTL_ALWAYS_INLINE void rows(const Job& j, int64_t r0, int64_t r1) {
   // (a few KB) stay in L1 while it walks down the band, where a whole row of every channel
   // (K rows of W x C floats) would not.
   const int64_t band = std::max<int64_t>(1, kBandBytes / std::max<int64_t>(1, j.w_in * j.c * static_cast<int64_t>(sizeof(float))));
-  auto row_block = [&](int64_t r, int64_t c0, auto vec) {
-    using T = decltype(vec);
-    const int64_t n = r / j.oh, oh = r % j.oh;
-    const float* image = j.x + n * j.h * j.w_in * j.c;
-    const float* rows[K];
-    for (int kh = 0; kh < K; ++kh) {
-      const int64_t ih = oh * S - j.ph + kh;
-      rows[kh] = ih >= 0 && ih < j.h ? image + ih * j.w_in * j.c : j.zeros;
-    }
-    channel_block<T, K, S, P, M>(j, rows, c0, j.y + r * j.ow * j.c);
-  };
   for (int64_t b0 = r0; b0 < r1; b0 += band) {
     const int64_t b1 = std::min(r1, b0 + band);
     if (j.c >= V) {
       int64_t c0 = 0;
       for (; c0 + V <= j.c; c0 += V)
-        for (int64_t r = b0; r < b1; ++r) row_block(r, c0, vf{});
+        for (int64_t r = b0; r < b1; ++r) row_block<vf, K, S, P, M>(j, r, c0);
       if (c0 < j.c)
-        for (int64_t r = b0; r < b1; ++r) row_block(r, j.c - V, vf{});
+        for (int64_t r = b0; r < b1; ++r) row_block<vf, K, S, P, M>(j, r, j.c - V);
     } else {
       for (int64_t r = b0; r < b1; ++r) {
-        row_block(r, 0, hf{});  // 8 <= C < 16 on AVX-512
-        if (j.c > 8) row_block(r, j.c - 8, hf{});
+        row_block<hf, K, S, P, M>(j, r, 0);  // 8 <= C < 16 on AVX-512
+        if (j.c > 8) row_block<hf, K, S, P, M>(j, r, j.c - 8);
       }
     }
     if (M == Mode::Row)
@@ -219,17 +222,24 @@ JITCTL_ALWAYS_INLINE void rows(const Job& j, int64_t r0, int64_t r1) {
   }
 }
 
-// Only 3x3 stride 1 is instantiated (suits()): the kernel size and stride are template
-// parameters so the column indexing is constant-folded.
+// The kernel size and stride are template parameters so the column indexing is constant-folded.
+template <int V, int K, int S>
+JITCTL_ALWAYS_INLINE void rows_ks(const Job& j, int64_t r0, int64_t r1) {
+  switch (static_cast<Mode>(j.mode)) {
+    case Mode::None: rows<V, K, S, Mode::None>(j, r0, r1); break;
+    case Mode::Relu: rows<V, K, S, Mode::Relu>(j, r0, r1); break;
+    case Mode::Clamp: rows<V, K, S, Mode::Clamp>(j, r0, r1); break;
+    case Mode::Hardswish: rows<V, K, S, Mode::Hardswish>(j, r0, r1); break;
+    case Mode::Row: rows<V, K, S, Mode::Row>(j, r0, r1); break;
+  }
+}
+
+// Only 3x3 stride 1 is instantiated (suits()). With K = 5 or S = 2 the same code ran slower than
+// oneDNN's kernels here: GCC, short of registers for the wider windows, computes each pixel's
+// taps as one dependent chain (MNASNet's 480 channels on 14x14, 5x5: 61 us against 39).
 template <int V>
 JITCTL_ALWAYS_INLINE void rows_for(const Job& j, int64_t r0, int64_t r1) {
-  switch (static_cast<Mode>(j.mode)) {
-    case Mode::None: rows<V, 3, 1, Mode::None>(j, r0, r1); break;
-    case Mode::Relu: rows<V, 3, 1, Mode::Relu>(j, r0, r1); break;
-    case Mode::Clamp: rows<V, 3, 1, Mode::Clamp>(j, r0, r1); break;
-    case Mode::Hardswish: rows<V, 3, 1, Mode::Hardswish>(j, r0, r1); break;
-    case Mode::Row: rows<V, 3, 1, Mode::Row>(j, r0, r1); break;
-  }
+  rows_ks<V, 3, 1>(j, r0, r1);
 }
 
 JITCTL_TARGET_AVX512 void rows_avx512(const Job& j, int64_t r0, int64_t r1) { rows_for<16>(j, r0, r1); }
