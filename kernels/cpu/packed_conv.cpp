@@ -10,6 +10,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/gemv.h"
+#include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/scratch.h"
@@ -136,14 +137,30 @@ constexpr double kTinyPointwiseFlops = 1e5;
 constexpr int64_t kTinyPointwiseMinPixels = 256;
 
 // An image's few channels (RGB) interleaved pixel by pixel: oneDNN's reorder takes 35 us for a
-// 3x224x224 image here, this loop 6 (the first convolution of every image model pays it).
+// 3x224x224 image here. Three channels, the common case, as one vectorized loop (GCC interleaves
+// with permutes under `omp simd`; as scalar strided stores the loop took 70 us of MNASNet's 3.9 ms).
 constexpr int64_t kNarrowInputChannels = 4;
+
+JITCTL_ALWAYS_INLINE void interleave_rgb_body(const float* __restrict r, const float* __restrict g, const float* __restrict b, float* __restrict d,
+                                              int64_t n) {
+#pragma omp simd
+  for (int64_t q = 0; q < n; ++q) {
+    d[3 * q] = r[q];
+    d[3 * q + 1] = g[q];
+    d[3 * q + 2] = b[q];
+  }
+}
+JITCTL_ISA_CLONES(void, interleave_rgb, (const float* r, const float* g, const float* b, float* d, int64_t n), (r, g, b, d, n))
 
 void nchw_to_nhwc_narrow(const float* src, float* dst, int64_t n, int64_t c, int64_t hw) {
   for (int64_t b = 0; b < n; ++b) {
     const float* s = src + b * c * hw;
     float* d = dst + b * c * hw;
     parallel_for(0, hw, kGrainSize, [&](int64_t p0, int64_t p1) {
+      if (c == 3) {
+        interleave_rgb(s + p0, s + hw + p0, s + 2 * hw + p0, d + 3 * p0, p1 - p0);
+        return;
+      }
       for (int64_t ch = 0; ch < c; ++ch) {
         const float* sc = s + ch * hw;
         for (int64_t q = p0; q < p1; ++q) d[q * c + ch] = sc[q];
