@@ -164,6 +164,10 @@ def elementwise_cases():
     # 8, 16) and one it does not (3).
     parts = [cl(2, k, 5, 3) for k in (1, 2, 4, 8, 16, 3)]
     case(c, "cat_cl_parts", "aten::cat", [parts, 1], torch.cat(parts, 1))
+    # And wide parts: whole 16-float vectors with and without a tail (64, 37), two images.
+    gw = torch.Generator().manual_seed(5)  # its own stream: the cases after keep theirs
+    wide = [torch.randn(2, k, 4, 3, generator=gw).contiguous(memory_format=torch.channels_last) for k in (64, 37, 16)]
+    case(c, "cat_cl_wide_parts", "aten::cat", [wide, 1], torch.cat(wide, 1))
     # Inference batch norm of a channels-last input (DenseNet's pre-activation after a concat):
     # 40 channels (vectors of 16 and a tail), with and without the affine parameters.
     xb = cl(2, 40, 9, 7)

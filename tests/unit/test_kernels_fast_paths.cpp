@@ -142,15 +142,18 @@ TEST_CASE("fast paths: elementwise results keep a channels-last input's layout, 
 
 TEST_CASE("fast paths: the channels-last concatenation matches torch.cat") {
   const IValue cases = load_family("elementwise_fast");
-  const IValue* found = cases.to_dict()->find(IValue(std::string("cat_cl_parts")));
-  REQUIRE(found);
-  const auto& c = found->to_tuple()->items;
-  std::vector<Tensor> parts;
-  for (const IValue& t : c[1].to_tuple()->items.at(0).to_list()->items) parts.push_back(t.to_tensor());
-  REQUIRE(cpu::concat_channels_last_ok(parts));
-  const Tensor got = cpu::concat_channels_last(parts);
-  CHECK(cpu::is_channels_last(got));
-  check_close(got, c[2].to_tuple()->items.at(0).to_tensor(), "cat_cl_parts");
+  for (const std::string name : {"cat_cl_parts", "cat_cl_wide_parts"}) {
+    CAPTURE(name);
+    const IValue* found = cases.to_dict()->find(IValue(name));
+    REQUIRE(found);
+    const auto& c = found->to_tuple()->items;
+    std::vector<Tensor> parts;
+    for (const IValue& t : c[1].to_tuple()->items.at(0).to_list()->items) parts.push_back(t.to_tensor());
+    REQUIRE(cpu::concat_channels_last_ok(parts));
+    const Tensor got = cpu::concat_channels_last(parts);
+    CHECK(cpu::is_channels_last(got));
+    check_close(got, c[2].to_tuple()->items.at(0).to_tensor(), name);
+  }
 }
 
 TEST_CASE("fast paths: inference batch norm keeps a channels-last input channels-last, as PyTorch's") {
