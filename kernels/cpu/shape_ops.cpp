@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/output.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/cpu/shape_ops.h"
 #include "kernels/cpu/tensor_util.h"
@@ -456,7 +457,7 @@ namespace {
 
 Tensor cat_impl(const std::vector<Tensor>& ts, int64_t dim) {
   const CatPlan p = plan_cat(ts, dim);
-  Tensor out = Tensor::empty(p.dtype, p.shape);
+  Tensor out = new_output(p.dtype, p.shape);  // the parts cover every element
   int64_t at = 0;
   for (const Tensor* t : p.parts) {
     Tensor region = narrow_impl(out, p.dim, at, t->sizes()[p.dim]);
@@ -487,7 +488,7 @@ Tensor repeat_impl(const Tensor& self, const std::vector<int64_t>& reps) {
     src_sz.push_back(s), src_st.push_back(st);
     out_shape.push_back(reps[i] * s);
   }
-  Tensor out = Tensor::empty(self.dtype(), out_shape);
+  Tensor out = new_output(self.dtype(), out_shape);
   if (out.numel() == 0) return out;
   Tensor src = make_view(self, src_sz, src_st, self.storage_offset());
   Tensor dst = make_view(out, src_sz, contiguous_strides(src_sz), 0);

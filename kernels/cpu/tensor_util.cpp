@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/output.h"
+
 namespace jitctl::cpu {
 
 Tensor empty_like(const Tensor& t) { return Tensor::empty(t.dtype(), t.sizes()); }
@@ -101,7 +103,7 @@ void copy_strided(const Tensor& src, Tensor& dst) {
 
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
-  Tensor out = empty_like(t);
+  Tensor out = new_output(t.dtype(), t.sizes());  // every element copied: no zero-fill first
   copy_strided(t, out);
   return out;
 }
@@ -279,7 +281,7 @@ Tensor operand_as(const IValue& v, DType dt) {
 
 Tensor to_dtype(const Tensor& t, DType dt) {
   if (t.dtype() == dt && t.is_contiguous()) return t;
-  Tensor out = Tensor::empty(dt, t.sizes());
+  Tensor out = new_output(dt, t.sizes());
   copy_into(t, out);
   return out;
 }
