@@ -30,20 +30,10 @@ JITCTL_ALWAYS_INLINE void copy_part_body(const float* __restrict src, float* __r
     case 16: return copy_fixed<16>(src, o, c, p0, p1);
     default: break;
   }
-  // Whole 16-float vectors, then the rest: written out, since GCC turns the plain loop into a
-  // memcpy call per pixel (SqueezeNet's 64-channel parts: 3.4% of the model's time in memmove).
-  typedef float v16 __attribute__((vector_size(64)));
-  const int64_t whole = ct / 16 * 16;
   for (int64_t p = p0; p < p1; ++p) {
     const float* s = src + p * ct;
     float* d = o + p * c;
-    int64_t j = 0;
-    for (; j < whole; j += 16) {
-      v16 v;
-      __builtin_memcpy(&v, s + j, sizeof v);
-      __builtin_memcpy(d + j, &v, sizeof v);
-    }
-    for (; j < ct; ++j) d[j] = s[j];
+    for (int64_t j = 0; j < ct; ++j) d[j] = s[j];
   }
 }
 JITCTL_ISA_CLONES(void, copy_part, (const float* src, float* o, int64_t ct, int64_t c, int64_t p0, int64_t p1), (src, o, ct, c, p0, p1))
