@@ -51,6 +51,9 @@ void apply_ops_to_run(const PostOp* ops, size_t n, float* y, int64_t len) {
 // once per channel block.
 constexpr int64_t kBandBytes = 128 << 10;
 
+// Narrowest image DepthwiseConv takes on AVX2 (see takes()).
+constexpr int64_t kMinAvx2Width = 56;
+
 // Everything one call's row loops read, resolved once.
 struct Job {
   const float* x;     // input, dense channels-last
@@ -281,8 +284,11 @@ DepthwiseConv::DepthwiseConv(const Tensor& weight, const Tensor& bias, Epilogue 
 }
 
 bool DepthwiseConv::takes(const Tensor& input) const {
+  // On AVX2 (four-pixel blocks) only images at least 56 wide: narrower ones are mostly edge
+  // blocks, and oneDNN's kernel was faster there (JITCTL_ISA=avx2, in the models: 384 channels on
+  // 14x14 103 -> 129 us, 960 on 7x7 63 -> 68; 32 on 112x112 160 -> 147, 144 on 56x56 134 -> 130).
   return input.dim() == 4 && input.dtype() == DType::Float32 && input.sizes()[1] == c_ && input.storage_offset() >= 0 &&
-         input.strides() == channels_last_strides(input.sizes());
+         input.strides() == channels_last_strides(input.sizes()) && (lanes_ == 16 || input.sizes()[3] >= kMinAvx2Width);
 }
 
 void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) const {

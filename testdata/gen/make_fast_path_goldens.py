@@ -250,9 +250,11 @@ def fused_cases():
     # Depthwise 3x3 stride 1 (DepthwiseConv on channels-last input): channel counts below, at and
     # past the vector widths (8, 12, 16, 24, 58, 72: overlapping last blocks), images narrower
     # than a pixel block and ones with inside blocks, padding 0, 1 and 2, a batch of two, no bias,
-    # and a NaN (kept by the activation, as PyTorch's).
+    # and a NaN (kept by the activation, as PyTorch's); the NaN case and the last are at least 56
+    # wide, what the kernel takes on AVX2.
     dws = [((1, 24, 7, 10), 1, True, None), ((1, 8, 5, 7), 1, True, None), ((2, 12, 9, 19), 1, True, None), ((1, 16, 3, 3), 1, True, None),
-           ((1, 24, 11, 30), 0, True, None), ((1, 58, 14, 14), 1, False, None), ((1, 72, 8, 21), 2, True, (0, 40, 5, 9))]
+           ((1, 24, 11, 30), 0, True, None), ((1, 58, 14, 14), 1, False, None), ((1, 72, 4, 60), 2, True, (0, 40, 2, 9)),
+           ((2, 20, 3, 57), 1, True, None)]
     for di, (xs, pad, with_bias, nan_at) in enumerate(dws):
         for post in [[]] + chains[:1] + chains[2:11] if di == 0 else [[]] + chains[:1] + chains[2:3] + chains[4:6] if nan_at else chains[:1]:
             ch = xs[1]

@@ -191,7 +191,8 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         const Tensor plain = conv.run(x, res, false);
         CHECK(plain.is_contiguous());
         check_close(plain, want, name + " (NCHW)");
-      } else if (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e)) {
+      } else if (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
+                 !cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(channels_last_copy(x))) {
         continue;
       }
       const Tensor cl = conv.run(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res, true);
