@@ -25,13 +25,6 @@ Tensor random_tensor(std::vector<int64_t> sizes, uint32_t seed) {
   return t;
 }
 
-IValue int_pair(int64_t v) {
-  auto l = std::make_shared<ListData>();
-  l->items.emplace_back(v);
-  l->items.emplace_back(v);
-  return IValue(l);
-}
-
 }  // namespace
 
 OpBenchResult bench_op(const std::string& op, int64_t size, const std::vector<int>& threads, int warmup, int iters) {

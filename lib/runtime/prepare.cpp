@@ -40,12 +40,6 @@ namespace {
 using cpu::Epilogue;
 using cpu::PostOp;
 
-std::optional<Tensor> constant_tensor(const Value* v) {
-  auto c = constant_of(v);
-  if (!c || !c->is_tensor()) return std::nullopt;
-  return c->to_tensor();
-}
-
 bool is_kind(const Node* n, std::initializer_list<std::string_view> kinds) {
   const std::string_view k = n->kind().qual_string();
   for (auto x : kinds)
