@@ -4,9 +4,9 @@
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/cpu/activations.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/parallel.h"
@@ -16,36 +16,6 @@ namespace jitctl::cpu {
 namespace {
 
 using Kind = PostOp::Kind;
-
-// The ops that are not in registers (a transcendental among them), over a finished output row.
-void apply_ops_to_run(const PostOp* ops, size_t n, float* y, int64_t len) {
-  for (size_t i = 0; i < n; ++i) {
-    const PostOp& o = ops[i];
-    switch (o.kind) {
-      case Kind::Relu:
-        for (int64_t q = 0; q < len; ++q) y[q] = y[q] < 0 ? 0.0f : y[q];  // NaN stays NaN
-        break;
-      case Kind::LeakyRelu:
-        for (int64_t q = 0; q < len; ++q) y[q] = y[q] > 0 ? y[q] : o.a * y[q];
-        break;
-      case Kind::Clamp:
-        for (int64_t q = 0; q < len; ++q) y[q] = y[q] < o.a ? o.a : y[q] > o.b ? o.b : y[q];
-        break;
-      case Kind::Hardswish:
-        for (int64_t q = 0; q < len; ++q) y[q] = y[q] * std::min(std::max(y[q] + 3.0f, 0.0f), 6.0f) / 6.0f;
-        break;
-      case Kind::Hardsigmoid:
-        for (int64_t q = 0; q < len; ++q) y[q] = std::min(std::max(y[q] + 3.0f, 0.0f), 6.0f) / 6.0f;
-        break;
-      case Kind::Silu: activation_f32(Activation::Silu, y, y, len); break;
-      case Kind::Sigmoid: activation_f32(Activation::Sigmoid, y, y, len); break;
-      case Kind::Tanh: activation_f32(Activation::Tanh, y, y, len); break;
-      case Kind::GeluErf: activation_f32(Activation::GeluErf, y, y, len); break;
-      case Kind::GeluTanh: activation_f32(Activation::GeluTanh, y, y, len); break;
-      case Kind::Add: break;  // never here: suits() refuses a residual
-    }
-  }
-}
 
 // Input rows per band of output rows: a band's input (L2-resident) is read from L2 into L1 about
 // once per channel block.
@@ -62,8 +32,7 @@ struct Job {
   const float* bias;  // [C]
   const float* zeros;  // an input row of zeros, for kernel rows in the padding
   int64_t c, h, w_in, oh, ow, ph, pw;
-  const PostOp* ops;  // the epilogue, applied per row (Mode::Row)
-  size_t nops;
+  const Epilogue* epilogue;  // applied per row in Mode::Row
   int mode;           // Mode, below
   float lo, hi;       // Mode::Clamp's bounds
 };
@@ -221,7 +190,10 @@ JITCTL_ALWAYS_INLINE void rows(const Job& j, int64_t r0, int64_t r1) {
       }
     }
     if (M == Mode::Row)
-      for (int64_t r = b0; r < b1; ++r) apply_ops_to_run(j.ops, j.nops, j.y + r * j.ow * j.c, j.ow * j.c);
+      for (int64_t r = b0; r < b1; ++r) {
+        float* y = j.y + r * j.ow * j.c;
+        finish_row_f32(y, nullptr, *j.epilogue, j.ow * j.c, y);  // in place: it reads the row before writing
+      }
   }
 }
 
@@ -302,8 +274,7 @@ void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) c
   j.bias = w_.data() + kTaps * c_;
   j.zeros = zeros.data();
   j.c = c_, j.h = p.h, j.w_in = p.w, j.oh = p.oh, j.ow = p.ow, j.ph = p.ph, j.pw = p.pw;
-  j.ops = epilogue_.data();
-  j.nops = epilogue_.size();
+  j.epilogue = &epilogue_;
   j.mode = static_cast<int>(mode_of(epilogue_));
   j.lo = epilogue_.empty() ? 0.0f : epilogue_[0].a;
   j.hi = epilogue_.empty() ? 0.0f : epilogue_[0].b;
