@@ -51,7 +51,7 @@ class PackedConv {
   // it by activations.h (faster than oneDNN's swish post-op on the vector ISAs).
   Epilogue dnnl_epilogue_;
   bool silu_after_ = false;
-  // Depthwise 3x3/5x5 layers on channels-last activations run on DepthwiseConv instead of oneDNN.
+  // Depthwise 3x3 stride-1 layers on channels-last activations run on DepthwiseConv, not oneDNN.
   std::unique_ptr<const DepthwiseConv> depthwise_;
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
