@@ -256,19 +256,33 @@ class PreparedLinear final : public PreparedKernel {
 
 class PreparedCat final : public PreparedKernel {
  public:
-  PreparedCat(KernelFn cat, IValue dim, bool channels_last_out) : cat_(cat), dim_(std::move(dim)), channels_last_out_(channels_last_out) {}
+  // pool (may be null): a max_pool2d, the concatenation's only reader, with its other arguments.
+  PreparedCat(KernelFn cat, IValue dim, bool channels_last_out, KernelFn pool = nullptr, std::vector<IValue> pool_args = {})
+      : cat_(cat), dim_(std::move(dim)), channels_last_out_(channels_last_out), pool_(pool), pool_args_(std::move(pool_args)) {}
 
   void run(Stack& s) const override {
     std::vector<Tensor> parts;
-    bool tensors = true;
+    bool tensors = true, four_d = true;
     for (const IValue& v : s) {
       if (!v.is_tensor()) {
         tensors = false;
         break;
       }
       parts.push_back(v.to_tensor());
+      four_d = four_d && parts.back().dim() == 4;
     }
-    if (channels_last_out_ && tensors && cpu::concat_channels_last_ok(parts)) {
+    if (pool_ && tensors && four_d) {
+      // 4-D parts: dim 1 is the channels, which max pooling keeps apart, so each part is pooled
+      // and the smaller results concatenated (the same values; a quarter of the copy at stride 2).
+      for (size_t i = 0; i < parts.size(); ++i) {
+        Stack ps{IValue(parts[i])};
+        ps.insert(ps.end(), pool_args_.begin(), pool_args_.end());
+        pool_(ps);
+        parts[i] = ps.at(0).to_tensor();
+        s[i] = ps.at(0);
+      }
+    }
+    if (channels_last_out_ && tensors && (!pool_ || four_d) && cpu::concat_channels_last_ok(parts)) {
       s.assign(1, IValue(cpu::concat_channels_last(parts)));
       return;
     }
@@ -276,6 +290,11 @@ class PreparedCat final : public PreparedKernel {
     list->items = std::move(s);
     Stack st{IValue(std::move(list)), dim_};
     cat_(st);
+    if (pool_ && !(tensors && four_d)) {  // not 4-D: the pool of the concatenation, as written
+      st.resize(1);
+      st.insert(st.end(), pool_args_.begin(), pool_args_.end());
+      pool_(st);
+    }
     s.assign(1, std::move(st.at(0)));
   }
 
@@ -283,6 +302,8 @@ class PreparedCat final : public PreparedKernel {
   KernelFn cat_;
   IValue dim_;
   bool channels_last_out_;
+  KernelFn pool_;
+  std::vector<IValue> pool_args_;
 };
 
 // Inference batch norm with constant parameters followed by ReLU (a pre-activation: DenseNet's
@@ -626,7 +647,20 @@ bool preparation_enabled() {
   return on;
 }
 
-static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(const Node*)) {
+// aten::max_pool2d(cat, constant arguments), the concatenation's only reader: its node, else null.
+static Node* max_pool_reading(const Node* cat, const std::function<bool(const Node*)>& taken) {
+  if (cat->output()->uses().size() != 1) return nullptr;
+  Node* pool = cat->output()->uses()[0].user;
+  const FunctionSchema* s = schema_of(pool);
+  if (!s || s->name != "aten::max_pool2d" || !s->overload_name.empty() || pool->inputs().size() != 6 || pool->input(0) != cat->output() ||
+      pool->owning_block() != cat->owning_block() || taken(pool))
+    return nullptr;
+  for (size_t i = 1; i < pool->inputs().size(); ++i)
+    if (!constant_of(pool->input(i))) return nullptr;
+  return pool;
+}
+
+static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
   Node* cat = channel_cat_of_list(list);
   if (!cat) return std::nullopt;
   const KernelFn fn = lookup(cat);
@@ -635,6 +669,16 @@ static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(c
   PreparedGroup g;
   g.nodes = {list, cat};
   g.inputs.assign(list->inputs().begin(), list->inputs().end());
+  Node* pool = max_pool_reading(cat, taken);
+  const KernelFn pool_fn = pool ? lookup(pool) : nullptr;
+  if (pool && pool_fn && pure_between(list, pool, {list, cat, pool})) {
+    std::vector<IValue> args;
+    for (size_t i = 1; i < pool->inputs().size(); ++i) args.push_back(*constant_of(pool->input(i)));
+    g.nodes.push_back(pool);
+    g.output = pool->output();
+    g.op = std::make_shared<PreparedCat>(fn, *constant_of(cat->input(1)), channels_last_ok(pool->output(), memo), pool_fn, std::move(args));
+    return g;
+  }
   g.output = cat->output();
   g.op = std::make_shared<PreparedCat>(fn, *constant_of(cat->input(1)), channels_last_ok(cat->output(), memo));
   return g;
@@ -678,7 +722,7 @@ static std::optional<PreparedGroup> prepare_batch_norm_relu(Node* bn, KernelFn (
 
 std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
   if (!preparation_enabled()) return std::nullopt;
-  if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup);
+  if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup, taken);
   if (is_kind(n, {"aten::batch_norm"})) return prepare_batch_norm_relu(n, lookup, taken);
   if (!is_kind(n, {"aten::linear", "aten::conv1d", "aten::conv2d", "aten::_convolution", "aten::convolution"}) || n->inputs().empty())
     return std::nullopt;

@@ -115,6 +115,19 @@ class Concats(nn.Module):
         return F.adaptive_avg_pool2d(shuffled, 1).flatten(1), mixed.sum((2, 3))
 
 
+class UnbatchedCatPool(nn.Module):
+    """A concatenation on dim 1 read by a max pool, of unbatched (3-D) images: dim 1 is then the
+    height, so the pool must see the whole concatenation (the prepared cat + pool pools part by
+    part only 4-D parts, where dim 1 is the channels)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(3, 4, 1)
+
+    def forward(self, x):
+        return F.max_pool2d(torch.cat([F.relu(self.a(x)), F.relu(self.b(x))], 1), 3, 2, ceil_mode=True)
+
+
 class ViewAfterConv(nn.Module):
     """A view of a convolution's output (it must stay contiguous), and a channel shuffle."""
 
@@ -188,6 +201,7 @@ PLAIN = {
     "resnet_blocks_plain": (ResNetBlocks, [(r(1, 3, 20, 20),), (r(2, 3, 17, 23),)]),
     "mobile_blocks_plain": (MobileBlocks, [(r(1, 8, 12, 12),), (r(3, 8, 9, 11),)]),
     "mlps_plain": (MLPs, [(r(5, 40),), (r(2, 7, 40),)]),
+    "unbatched_cat_pool_plain": (UnbatchedCatPool, [(r(3, 9, 11),), (r(3, 7, 6),)]),
 }
 MODELS = {
     "resnet_blocks_frozen": (ResNetBlocks, [(r(1, 3, 20, 20),), (r(2, 3, 17, 23),)]),
