@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"

@@ -261,28 +261,35 @@ class PreparedCat final : public PreparedKernel {
       : cat_(cat), dim_(std::move(dim)), channels_last_out_(channels_last_out), pool_(pool), pool_args_(std::move(pool_args)) {}
 
   void run(Stack& s) const override {
+    // 4-D parts: dim 1 is the channels, which max pooling keeps apart, so each part is pooled
+    // and the smaller results concatenated (the same values; a quarter of the copy at stride 2).
+    // Other parts (unbatched images: dim 1 is the height) are concatenated, then pooled.
+    const bool pool_parts = pool_ && std::all_of(s.begin(), s.end(), [](const IValue& v) { return v.is_tensor() && v.to_tensor().dim() == 4; });
+    if (pool_parts)
+      for (IValue& v : s) v = pooled(std::move(v));
+    concat(s);
+    if (pool_ && !pool_parts) s[0] = pooled(std::move(s[0]));
+  }
+
+ private:
+  IValue pooled(IValue x) const {
+    Stack ps{std::move(x)};
+    ps.insert(ps.end(), pool_args_.begin(), pool_args_.end());
+    pool_(ps);
+    return std::move(ps.at(0));
+  }
+
+  void concat(Stack& s) const {
     std::vector<Tensor> parts;
-    bool tensors = true, four_d = true;
+    bool tensors = true;
     for (const IValue& v : s) {
       if (!v.is_tensor()) {
         tensors = false;
         break;
       }
       parts.push_back(v.to_tensor());
-      four_d = four_d && parts.back().dim() == 4;
     }
-    if (pool_ && tensors && four_d) {
-      // 4-D parts: dim 1 is the channels, which max pooling keeps apart, so each part is pooled
-      // and the smaller results concatenated (the same values; a quarter of the copy at stride 2).
-      for (size_t i = 0; i < parts.size(); ++i) {
-        Stack ps{IValue(parts[i])};
-        ps.insert(ps.end(), pool_args_.begin(), pool_args_.end());
-        pool_(ps);
-        parts[i] = ps.at(0).to_tensor();
-        s[i] = ps.at(0);
-      }
-    }
-    if (channels_last_out_ && tensors && (!pool_ || four_d) && cpu::concat_channels_last_ok(parts)) {
+    if (channels_last_out_ && tensors && cpu::concat_channels_last_ok(parts)) {
       s.assign(1, IValue(cpu::concat_channels_last(parts)));
       return;
     }
@@ -290,15 +297,9 @@ class PreparedCat final : public PreparedKernel {
     list->items = std::move(s);
     Stack st{IValue(std::move(list)), dim_};
     cat_(st);
-    if (pool_ && !(tensors && four_d)) {  // not 4-D: the pool of the concatenation, as written
-      st.resize(1);
-      st.insert(st.end(), pool_args_.begin(), pool_args_.end());
-      pool_(st);
-    }
     s.assign(1, std::move(st.at(0)));
   }
 
- private:
   KernelFn cat_;
   IValue dim_;
   bool channels_last_out_;
