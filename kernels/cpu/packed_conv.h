@@ -38,11 +38,16 @@ class PackedConv {
 
   const Epilogue& epilogue() const { return epilogue_; }
 
+  // Whether `input` runs on oneDNN's Winograd kernel (its blocked layout) rather than a direct
+  // one: for tests that must know which path they checked.
+  bool runs_winograd(const Tensor& input) const;
+
  private:
   struct Primitive;
   std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;
   Tensor run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_tiny_pointwise(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
+  Tensor run_blocked(const Tensor& input, const Tensor& residual, const ConvParams& p, const Primitive& plan, bool channels_last_out) const;
 
   Tensor weight_, bias_;
   ConvArgs args_;

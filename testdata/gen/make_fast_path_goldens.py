@@ -265,6 +265,20 @@ def fused_cases():
             base = F.conv2d(x, w, b, 1, pad, 1, ch)
             name = f"dw{di}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [1, 1], [pad, pad], [1, 1], ch, None), tuple(post), apply(base, post, None))
+    # 3x3 stride-1 layers big enough for oneDNN's Winograd kernel on AVX-512 (at least 20x20
+    # outputs and 20 MFLOP, packed_conv.cpp): channel counts off its 16-channel blocks, a batch of
+    # two, no padding, no bias; residual, SiLU (applied after the kernel, on its blocked output)
+    # and activations it does not fuse (then the direct kernel runs them).
+    wg = torch.Generator().manual_seed(5)  # its own stream: the families after this one keep theirs
+    winos = [((1, 32, 24, 24), 64, 1, True), ((1, 40, 29, 21), 56, 1, True), ((2, 32, 20, 22), 48, 1, False), ((1, 48, 26, 26), 48, 0, True)]
+    for wi, (xs, oc, pad, with_bias) in enumerate(winos):
+        for post in [[]] + chains[:5] if wi == 0 else [[]] + chains[:2] + chains[3:4]:
+            x, w = torch.randn(*xs, generator=wg), torch.randn(oc, xs[1], 3, 3, generator=wg) / math.sqrt(9 * xs[1])
+            b = torch.randn(oc, generator=wg) if with_bias else None
+            base = F.conv2d(x, w, b, 1, pad)
+            res = torch.randn(*base.shape, generator=wg) if any(p[0] == "add" for p in post) else None
+            c[f"wino{wi}_" + ("_".join(p[0] for p in post) or "none")] = ("conv2d", (x, w, b, [1, 1], [pad, pad], [1, 1], 1, res), tuple(post),
+                                                                         apply(base, post, res))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)

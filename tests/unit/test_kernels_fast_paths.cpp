@@ -165,8 +165,15 @@ TEST_CASE("fast paths: inference batch norm keeps a channels-last input channels
   CHECK_FALSE(s[0].to_tensor().is_contiguous());
 }
 
+// JITCTL_WINOGRAD=0 keeps convolutions off oneDNN's Winograd kernel (packed_conv.cpp).
+bool winograd_allowed() {
+  const char* e = std::getenv("JITCTL_WINOGRAD");
+  return !(e && std::string(e) == "0");
+}
+
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
+  int winograd_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -198,6 +205,13 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       const Tensor cl = conv.run(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res, true);
       CHECK(cpu::is_channels_last(cl));
       check_close(cl, want, name + " (channels-last)");
+      // The "wino" cases exist for oneDNN's Winograd kernel (AVX-512 only): with the post-ops it
+      // fuses (none, ReLU, residual + ReLU) and SiLU, applied after it, they must reach it.
+      if (name.rfind("wino", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && winograd_allowed()) {
+        const bool fusable = name.ends_with("_none") || name.ends_with("_relu") || name.ends_with("_silu");
+        if (fusable) CHECK(conv.runs_winograd(x));
+        ++winograd_cases;
+      }
     } else {
       const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[3]);
       REQUIRE(cpu::PackedLinear::supports(in[1].to_tensor(), tensor_or_none(in[2])));
@@ -205,6 +219,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       check_close(lin.run(x, res), want, name);
     }
   }
+  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && winograd_allowed()) CHECK(winograd_cases >= 10);
 }
 
 TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and checks shapes as PyTorch") {
