@@ -80,6 +80,15 @@ bool winograd_enabled() {
   return on;
 }
 
+// JITCTL_POINTWISE=0 keeps 1x1 convolutions on oneDNN (to compare with PointwiseConv).
+bool own_pointwise_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("JITCTL_POINTWISE");
+    return !(e && std::string_view(e) == "0");
+  }();
+  return on;
+}
+
 bool winograd_suits(const ConvParams& p) {
   if (!winograd_enabled() || cpu_features().isa != Isa::Avx512) return false;
   if (p.spatial_dims != 2 || p.groups != 1 || p.kh != 3 || p.kw != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1) return false;
@@ -122,6 +131,8 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     silu_after_ = true;
   }
   if (DepthwiseConv::suits(weight_, args_, epilogue_)) depthwise_ = std::make_unique<const DepthwiseConv>(weight_, bias_, epilogue_);
+  if (own_pointwise_enabled() && PointwiseConv::suits(weight_, args_, epilogue_))
+    pointwise_ = std::make_unique<const PointwiseConv>(weight_, bias_, epilogue_);
 }
 
 PackedConv::~PackedConv() = default;
@@ -362,6 +373,11 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (two_d && p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0 && p.ph_after == 0 && p.pw_after == 0 &&
       p.groups == 1 && flops < kTinyPointwiseFlops && p.h * p.w >= kTinyPointwiseMinPixels && input.is_contiguous())
     return run_tiny_pointwise(input, residual, p, channels_last_out);
+  if (pointwise_ && two_d && channels_last_out && pointwise_->takes(input, residual)) {
+    Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+    pointwise_->run(input, residual, out);
+    return out;
+  }
   if (depthwise_ && two_d && channels_last_out && depthwise_->takes(input)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     depthwise_->run(input, p, out);

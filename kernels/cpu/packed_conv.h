@@ -17,6 +17,7 @@
 
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/depthwise_conv.h"
+#include "kernels/cpu/pointwise_conv.h"
 #include "kernels/cpu/epilogue.h"
 #include "lib/core/tensor.h"
 
@@ -58,6 +59,8 @@ class PackedConv {
   bool silu_after_ = false;
   // Depthwise 3x3 stride-1 layers on channels-last activations run on DepthwiseConv, not oneDNN.
   std::unique_ptr<const DepthwiseConv> depthwise_;
+  // 1x1 stride-1 layers on channels-last activations run on PointwiseConv (AVX-512).
+  std::unique_ptr<const PointwiseConv> pointwise_;
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };

@@ -279,6 +279,23 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=wg) if any(p[0] == "add" for p in post) else None
             c[f"wino{wi}_" + ("_".join(p[0] for p in post) or "none")] = ("conv2d", (x, w, b, [1, 1], [pad, pad], [1, 1], 1, res), tuple(post),
                                                                          apply(base, post, res))
+    # 1x1 stride-1 layers for PointwiseConv (channels-last, AVX-512): output channels just past one
+    # vector (17: an overlapping second), off the vector width (24, 40, 100: groups of 4 + 3
+    # vectors), images over several pixel chunks with partial tiles, a batch of two, no bias, and a
+    # NaN kept by the activation.
+    pg = torch.Generator().manual_seed(6)  # its own stream: the families after this one keep theirs
+    pws = [((2, 24, 11, 13), 40, True, None), ((1, 72, 14, 14), 24, True, None), ((1, 16, 9, 9), 17, True, None),
+           ((1, 40, 7, 7), 100, False, None), ((1, 32, 10, 10), 48, True, (0, 5, 3, 4))]
+    for pi, (xs, oc, with_bias, nan_at) in enumerate(pws):
+        for post in [[]] + chains[:3] + chains[4:5] if pi == 0 else chains[:2] if nan_at is None else chains[:1] + chains[2:3]:
+            x, w = torch.randn(*xs, generator=pg), torch.randn(oc, xs[1], 1, 1, generator=pg) / math.sqrt(xs[1])
+            b = torch.randn(oc, generator=pg) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b)
+            res = torch.randn(*base.shape, generator=pg) if any(p[0] == "add" for p in post) else None
+            name = f"pw{pi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [1, 1], [0, 0], [1, 1], 1, res), tuple(post), apply(base, post, res))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)

@@ -171,9 +171,15 @@ bool winograd_allowed() {
   return !(e && std::string(e) == "0");
 }
 
+// JITCTL_POINTWISE=0 keeps 1x1 convolutions on oneDNN (packed_conv.cpp).
+bool pointwise_allowed() {
+  const char* e = std::getenv("JITCTL_POINTWISE");
+  return !(e && std::string(e) == "0");
+}
+
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
-  int winograd_cases = 0;
+  int winograd_cases = 0, pointwise_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -189,17 +195,25 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       a.groups = in[6].to_int();
       const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[7]);
       REQUIRE(cpu::PackedConv::supports(in[1].to_tensor(), tensor_or_none(in[2]), a));
-      // oneDNN's fused ReLU/clamp map NaN to 0 (PyTorch keeps it): only DepthwiseConv, on
-      // channels-last input, is held to the NaN ("nan" cases).
+      // oneDNN's fused ReLU/clamp map NaN to 0 (PyTorch keeps it): only DepthwiseConv and
+      // PointwiseConv, on channels-last input, are held to the NaN ("nan" cases).
       const bool nan_case = name.find("nan") != std::string::npos;
       cpu::PackedConv conv(in[1].to_tensor(), tensor_or_none(in[2]), a, e);
+      const bool pointwise = pointwise_allowed() && cpu::PointwiseConv::suits(in[1].to_tensor(), a, e) &&
+                             cpu::PointwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e)
+                                 .takes(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res);
+      // The "pw" cases exist for PointwiseConv (AVX-512 only): they must reach it.
+      if (name.rfind("pw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) {
+        CHECK(pointwise);
+        ++pointwise_cases;
+      }
       // Contiguous in and out, then channels-last in, residual and out: the layouts the runtime mixes.
       if (!nan_case) {
         const Tensor plain = conv.run(x, res, false);
         CHECK(plain.is_contiguous());
         check_close(plain, want, name + " (NCHW)");
-      } else if (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
-                 !cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(channels_last_copy(x))) {
+      } else if (!pointwise && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
+                                !cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(channels_last_copy(x)))) {
         continue;
       }
       const Tensor cl = conv.run(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res, true);
@@ -220,6 +234,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
     }
   }
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && winograd_allowed()) CHECK(winograd_cases >= 10);
+  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
 }
 
 TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and checks shapes as PyTorch") {
