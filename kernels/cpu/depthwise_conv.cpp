@@ -39,15 +39,11 @@ struct Job {
 #ifdef JITCTL_TARGET_AVX512
 
 // The helpers below take and return vector types in a file compiled for the baseline ISA; all are
-// always inlined into rows_avx512/rows_avx2, so no call with the vector ABI GCC warns about exists.
+// always inlined into rows_avx2, so no call with the vector ABI GCC warns about exists.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 template <int V>
 struct VecOf;
-template <>
-struct VecOf<16> {
-  typedef float type __attribute__((vector_size(64)));
-};
 template <>
 struct VecOf<8> {
   typedef float type __attribute__((vector_size(32)));
@@ -152,7 +148,7 @@ JITCTL_ALWAYS_INLINE void channel_block(const Job& j, const float* const (&rows)
 }
 
 // Output row r (over batch and height), channels c0..c0+lanes. (A function, not a lambda: a
-// lambda GCC does not inline would be compiled without the caller's AVX-512 target.)
+// lambda GCC does not inline would be compiled without the caller's AVX2 target.)
 template <class vf, int K, int S, int P, Mode M>
 JITCTL_ALWAYS_INLINE void row_block(const Job& j, int64_t r, int64_t c0) {
   const int64_t n = r / j.oh, oh = r % j.oh;
@@ -170,28 +166,20 @@ JITCTL_ALWAYS_INLINE void row_block(const Job& j, int64_t r, int64_t c0) {
 template <int V, int K, int S, Mode M>
 JITCTL_ALWAYS_INLINE void rows(const Job& j, int64_t r0, int64_t r1) {
   using vf = typename VecOf<V>::type;
-  using hf = typename VecOf<8>::type;
-  // Pixels per block: P accumulators beside the window's columns and a kernel row's taps (32
-  // vector registers on AVX-512, 16 on AVX2).
-  constexpr int P = V == 16 ? 8 : 4;
+  // Pixels per block: P accumulators beside the window's columns and a kernel row's taps (16
+  // vector registers on AVX2).
+  constexpr int P = 4;
   // Bands of output rows, channel block by channel block within a band: a block's kernel rows
   // (a few KB) stay in L1 while it walks down the band, where a whole row of every channel
   // (K rows of W x C floats) would not.
   const int64_t band = std::max<int64_t>(1, kBandBytes / std::max<int64_t>(1, j.w_in * j.c * static_cast<int64_t>(sizeof(float))));
   for (int64_t b0 = r0; b0 < r1; b0 += band) {
     const int64_t b1 = std::min(r1, b0 + band);
-    if (j.c >= V) {
-      int64_t c0 = 0;
-      for (; c0 + V <= j.c; c0 += V)
-        for (int64_t r = b0; r < b1; ++r) row_block<vf, K, S, P, M>(j, r, c0);
-      if (c0 < j.c)
-        for (int64_t r = b0; r < b1; ++r) row_block<vf, K, S, P, M>(j, r, j.c - V);
-    } else {
-      for (int64_t r = b0; r < b1; ++r) {
-        row_block<hf, K, S, P, M>(j, r, 0);  // 8 <= C < 16 on AVX-512
-        if (j.c > 8) row_block<hf, K, S, P, M>(j, r, j.c - 8);
-      }
-    }
+    int64_t c0 = 0;  // suits() asks for at least V channels
+    for (; c0 + V <= j.c; c0 += V)
+      for (int64_t r = b0; r < b1; ++r) row_block<vf, K, S, P, M>(j, r, c0);
+    if (c0 < j.c)
+      for (int64_t r = b0; r < b1; ++r) row_block<vf, K, S, P, M>(j, r, j.c - V);
     if (M == Mode::Row)
       for (int64_t r = b0; r < b1; ++r) {
         float* y = j.y + r * j.ow * j.c;
@@ -220,7 +208,6 @@ JITCTL_ALWAYS_INLINE void rows_for(const Job& j, int64_t r0, int64_t r1) {
   rows_ks<V, 3, 1>(j, r0, r1);
 }
 
-JITCTL_TARGET_AVX512 void rows_avx512(const Job& j, int64_t r0, int64_t r1) { rows_for<16>(j, r0, r1); }
 JITCTL_TARGET_AVX2 void rows_avx2(const Job& j, int64_t r0, int64_t r1) { rows_for<8>(j, r0, r1); }
 
 #endif  // JITCTL_TARGET_AVX512
@@ -229,7 +216,7 @@ JITCTL_TARGET_AVX2 void rows_avx2(const Job& j, int64_t r0, int64_t r1) { rows_f
 
 bool DepthwiseConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
 #ifdef JITCTL_TARGET_AVX512
-  if (cpu_features().isa == Isa::Generic || args.transposed || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
+  if (cpu_features().isa != Isa::Avx2 || args.transposed || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
   const auto& ws = weight.sizes();
   if (ws[1] != 1 || args.groups != ws[0] || ws[0] < 8 || ws[2] != 3 || ws[3] != 3) return false;
   for (auto d : args.dilation)
@@ -245,7 +232,6 @@ bool DepthwiseConv::suits(const Tensor& weight, const ConvArgs& args, const Epil
 
 DepthwiseConv::DepthwiseConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue)
     : c_(weight.sizes()[0]),
-      lanes_(cpu_features().isa == Isa::Avx512 ? 16 : 8),
       epilogue_(std::move(epilogue)) {
   const Tensor wc = contiguous(weight);
   const float* w = static_cast<const float*>(wc.data());
@@ -263,7 +249,7 @@ bool DepthwiseConv::takes(const Tensor& input) const {
   // blocks, and oneDNN's kernel was faster there (JITCTL_ISA=avx2, in the models: 384 channels on
   // 14x14 103 -> 129 us, 960 on 7x7 63 -> 68; 32 on 112x112 160 -> 147, 144 on 56x56 134 -> 130).
   return input.dim() == 4 && input.dtype() == DType::Float32 && input.sizes()[1] == c_ && input.storage_offset() >= 0 &&
-         input.strides() == channels_last_strides(input.sizes()) && (lanes_ == 16 || input.sizes()[3] >= kMinAvx2Width);
+         input.strides() == channels_last_strides(input.sizes()) && input.sizes()[3] >= kMinAvx2Width;
 }
 
 void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) const {
@@ -283,13 +269,7 @@ void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) c
   j.hi = epilogue_.empty() ? 0.0f : epilogue_[0].b;
   const double row_bytes = static_cast<double>(p.ow * c_) * sizeof(float) * 3.0;
   const auto grain = static_cast<int64_t>(std::max(1.0, 64e3 / std::max(row_bytes, 1.0)));
-  const bool wide = lanes_ == 16;
-  parallel_for(0, p.n * p.oh, grain, [&](int64_t r0, int64_t r1) {
-    if (wide)
-      rows_avx512(j, r0, r1);
-    else
-      rows_avx2(j, r0, r1);
-  });
+  parallel_for(0, p.n * p.oh, grain, [&](int64_t r0, int64_t r1) { rows_avx2(j, r0, r1); });
 #else
   (void)input, (void)p, (void)out;
 #endif

@@ -7,9 +7,11 @@
 // block's three input rows stay in L1 down the band), loads each input column once for the P
 // pixels and three taps that read it, and applies the bias and the activation in registers.
 // Channel counts that are not a multiple of the vector width end with an overlapping block.
-// Against oneDNN's channels-last depthwise kernel, in the models: 72 channels on 56x56 66 -> 56
-// us, 32 on 112x112 67 -> 48, ShuffleNet's unactivated ones 5-10% faster. 5x5 and stride 2 were
-// slower here than oneDNN's (the same code with K = 5 or S = 2), so they stay on oneDNN.
+//
+// AVX2 only, on images at least 56 wide: there it was faster than oneDNN's AVX2 kernel (MNASNet's
+// and MobileNetV2's 112x112 and 56x56 layers 3-8%). On AVX-512 oneDNN's jit_dw kernel was faster
+// than this one's 16-wide build (72 channels on 56x56 32.9 against 39.9 us; PackedConv picks it);
+// 5x5 and stride 2 were slower here than oneDNN's (the same code with K = 5 or S = 2).
 #include <cstdint>
 #include <vector>
 
@@ -22,14 +24,15 @@ namespace jitctl::cpu {
 class DepthwiseConv {
  public:
   // Whether this kernel takes the convolution: float32 weight [C, 1, 3, 3], groups C (no channel
-  // multiplier), stride 1, no dilation, at least 8 channels, no residual in the epilogue, on a
-  // vector ISA. Any padding.
+  // multiplier), stride 1, no dilation, at least 8 channels, no residual in the epilogue, with
+  // AVX2 the instruction set in use. Any padding.
   static bool suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue);
 
   // weight and bias (or undefined) as for PackedConv; packed here once.
   DepthwiseConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue);
 
-  // Whether run() takes this call: a dense channels-last input of the weight's channel count.
+  // Whether run() takes this call: a dense channels-last input of the weight's channel count, at
+  // least 56 wide.
   bool takes(const Tensor& input) const;
 
   // out: dense channels-last [N, C, OH, OW], p from conv_params.
@@ -38,7 +41,6 @@ class DepthwiseConv {
  private:
   static constexpr int64_t kTaps = 9;
   int64_t c_;
-  int lanes_;                // floats per vector of the ISA in use
   std::vector<float> w_;     // [3][3][C], then the bias [C] (zeros when there is none)
   Epilogue epilogue_;
 };
