@@ -8,6 +8,7 @@
 #include "kernels/cpu/gemv.h"
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/tensor_util.h"
+#include "kernels/cpu/vector_activation.h"
 #include "kernels/parallel.h"
 
 namespace jitctl::cpu {
@@ -58,36 +59,11 @@ JITCTL_ALWAYS_INLINE vf load(const float* p) {
 
 // The epilogue applied in registers before the store, chosen once per call: the common single
 // activations. Anything else is applied to the finished row (Mode::Row).
-enum class Mode { None, Relu, Clamp, Hardswish, Row };
+using Mode = VecActivation;
 
 Mode mode_of(const Epilogue& e) {
   if (e.empty()) return Mode::None;
-  if (e.size() > 1) return Mode::Row;
-  switch (e[0].kind) {
-    case Kind::Relu: return Mode::Relu;
-    case Kind::Clamp: return Mode::Clamp;
-    case Kind::Hardswish: return Mode::Hardswish;
-    default: return Mode::Row;
-  }
-}
-
-// Compares and selects, so NaN stays NaN as in PyTorch's kernels.
-template <Mode M, class vf>
-JITCTL_ALWAYS_INLINE vf activate(vf v, vf lo, vf hi) {
-  const vf zero = {};
-  if constexpr (M == Mode::Relu) v = zero > v ? zero : v;  // one maxps, NaN kept
-  if constexpr (M == Mode::Clamp) {
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
-  }
-  if constexpr (M == Mode::Hardswish) {
-    const vf six = zero + 6.0f;
-    vf t = v + 3.0f;
-    t = t < zero ? zero : t;
-    t = t > six ? six : t;
-    v = v * t / 6.0f;
-  }
-  return v;
+  return e.size() > 1 ? Mode::Row : vec_activation_of(e[0]);
 }
 
 // P pixels from ow of one output row, channels c0..c0+lanes, the filter wv in registers.

@@ -337,6 +337,23 @@ Tensor PackedConv::run_pointwise_1x1(const Tensor& input, const Tensor& residual
   return out;
 }
 
+// The primitive from src into dst (the bias and the packed weights its own), then the SiLU that
+// runs after oneDNN's kernel, over all of dst.
+void PackedConv::execute(const Primitive& plan, const dnnl::memory& src, const dnnl::memory& dst) const {
+  auto& stream = dnnl_stream();
+  const auto pad_desc = plan.pd.scratchpad_desc();
+  dnnl::memory pad(pad_desc, dnnl_engine(), scratch_buffer(ScratchSlot::Primitive, pad_desc.get_size()));
+  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};
+  if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
+  plan.prim.execute(stream, io);
+  if (silu_after_) {
+    stream.wait();
+    float* d = static_cast<float*>(dst.get_data_handle());
+    parallel_for(0, static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)), kGrainSize,
+                 [&](int64_t b, int64_t e) { activation_f32(Activation::Silu, d + b, d + b, e - b); });
+  }
+}
+
 // A primitive on oneDNN's blocked layout (Winograd): the input converted into scratch, the
 // residual (when there is one) into the destination scratch for the sum post-op, the result
 // converted into the output in the layout asked for.
@@ -359,17 +376,7 @@ Tensor PackedConv::run_blocked(const Tensor& input, const Tensor& residual, cons
   convert(input, plan.nhwc_to_blk_src, plan.nchw_to_blk_src, plan.nchw_src, src);
   dnnl::memory dst(plan.blk_dst, eng, scratch_buffer(ScratchSlot::ConvDst, plan.blk_dst.get_size()));
   if (has_residual(epilogue_)) convert(residual, plan.nhwc_to_blk_dst, plan.nchw_to_blk_dst, plan.nchw_dst, dst);
-  const auto pad_desc = plan.pd.scratchpad_desc();
-  dnnl::memory pad(pad_desc, eng, scratch_buffer(ScratchSlot::Primitive, pad_desc.get_size()));
-  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};
-  if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
-  plan.prim.execute(stream, io);
-  if (silu_after_) {
-    stream.wait();
-    float* d = static_cast<float*>(dst.get_data_handle());
-    parallel_for(0, static_cast<int64_t>(plan.blk_dst.get_size() / sizeof(float)), kGrainSize,
-                 [&](int64_t b, int64_t e) { activation_f32(Activation::Silu, d + b, d + b, e - b); });
-  }
+  execute(plan, src, dst);
   Tensor out = channels_last_out ? new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes))
                                  : new_output(DType::Float32, p.out_sizes);
   dnnl::memory o(channels_last_out ? plan.nhwc_dst : plan.nchw_dst, eng, out.mutable_data());
@@ -461,16 +468,7 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
         dnnl::reorder(r, dst).execute(stream, r, dst);
     }
   }
-  dnnl::memory pad(plan.pd.scratchpad_desc(), eng, scratch_buffer(ScratchSlot::Primitive, plan.pd.scratchpad_desc().get_size()));
-  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};
-  if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
-  plan.prim.execute(stream, io);
-  if (silu_after_) {
-    stream.wait();
-    float* d = static_cast<float*>(dst.get_data_handle());
-    parallel_for(0, static_cast<int64_t>(plan.nhwc_dst.get_size() / sizeof(float)), kGrainSize,
-                 [&](int64_t b, int64_t e) { activation_f32(Activation::Silu, d + b, d + b, e - b); });
-  }
+  execute(plan, src, dst);
   if (!direct_out) {
     dnnl::memory o(plan.nchw_dst, eng, out.mutable_data());
     plan.to_nchw.execute(stream, dst, o);

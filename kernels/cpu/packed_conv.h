@@ -17,9 +17,13 @@
 
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/depthwise_conv.h"
-#include "kernels/cpu/pointwise_conv.h"
 #include "kernels/cpu/epilogue.h"
+#include "kernels/cpu/pointwise_conv.h"
 #include "lib/core/tensor.h"
+
+namespace dnnl {
+struct memory;  // oneDNN's header stays out of this one (kernels/cpu/dnnl_util.h has it)
+}
 
 namespace jitctl::cpu {
 
@@ -49,6 +53,7 @@ class PackedConv {
   Tensor run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_tiny_pointwise(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_blocked(const Tensor& input, const Tensor& residual, const ConvParams& p, const Primitive& plan, bool channels_last_out) const;
+  void execute(const Primitive& plan, const dnnl::memory& src, const dnnl::memory& dst) const;
 
   Tensor weight_, bias_;
   ConvArgs args_;

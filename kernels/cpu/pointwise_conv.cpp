@@ -12,6 +12,7 @@
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/tensor_util.h"
+#include "kernels/cpu/vector_activation.h"
 #include "kernels/parallel.h"
 
 namespace jitctl::cpu {
@@ -28,7 +29,7 @@ constexpr int64_t kChunkPixels = 96;
 // Below this much work per thread the team costs more than it saves (as SmallWorkOnOneThread).
 constexpr double kMinFlopsPerThread = 3e5;
 
-enum class Mode { None, Relu, Clamp, Hardswish };
+using Mode = VecActivation;  // Row is never used: suits() takes only the in-register ones
 
 struct Job {
   const float* x;    // input, dense channels-last: pixel p's channels at x + p * c
@@ -59,26 +60,6 @@ PW_INLINE vf load(const float* p) {
 // A uniform vector from one float: GCC folds it into the multiply-add as a broadcast memory operand.
 PW_INLINE vf splat(float s) { return reinterpret_cast<vf>(_mm512_set1_ps(s)); }
 
-// Compares and selects, so NaN stays NaN as in PyTorch's kernels.
-template <Mode M>
-PW_INLINE vf activate(vf v, float lo, float hi) {
-  const vf zero = {};
-  if constexpr (M == Mode::Relu) v = zero > v ? zero : v;
-  if constexpr (M == Mode::Clamp) {
-    const vf l = zero + lo, h = zero + hi;
-    v = v < l ? l : v;
-    v = v > h ? h : v;
-  }
-  if constexpr (M == Mode::Hardswish) {
-    const vf six = zero + 6.0f;
-    vf t = v + 3.0f;
-    t = t < zero ? zero : t;
-    t = t > six ? six : t;
-    v = v * t / 6.0f;
-  }
-  return v;
-}
-
 // Pixels p..p+R (only `rows` of them when Tail) x the NB output vectors at cols: w is the group's
 // packed weights [C][NB][16], bias its [NB][16].
 template <int NB, int R, Mode M, bool Add, bool Tail>
@@ -104,6 +85,7 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
       for (int b = 0; b < NB; ++b) acc[r][b] += xb * wv[b];
     }
   }
+  const vf lo = splat(j.lo), hi = splat(j.hi);
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
     if (Tail && r >= rows) break;
@@ -112,7 +94,7 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
     for (int b = 0; b < NB; ++b) {
       vf v = acc[r][b];
       if constexpr (Add) v += load(j.res + at + cols[b]);
-      v = activate<M>(v, j.lo, j.hi);
+      v = activate<M>(v, lo, hi);
       std::memcpy(j.y + at + cols[b], &v, sizeof v);
     }
   }
@@ -145,6 +127,7 @@ PW_INLINE void group_add(const Job& j, Mode m, int nb, const float* w, const flo
     case Mode::Relu: group_mode<Mode::Relu, Add>(j, nb, w, bias, cols, p0, p1); break;
     case Mode::Clamp: group_mode<Mode::Clamp, Add>(j, nb, w, bias, cols, p0, p1); break;
     case Mode::Hardswish: group_mode<Mode::Hardswish, Add>(j, nb, w, bias, cols, p0, p1); break;
+    case Mode::Row: break;  // not taken (suits)
   }
 }
 
@@ -159,12 +142,8 @@ JITCTL_TARGET_AVX512 void group_avx512(const Job& j, Mode m, int nb, const float
 #endif  // JITCTL_TARGET_AVX512
 
 bool activation_of(const PostOp& op, Mode& m) {
-  switch (op.kind) {
-    case Kind::Relu: m = Mode::Relu; return true;
-    case Kind::Clamp: m = Mode::Clamp; return true;
-    case Kind::Hardswish: m = Mode::Hardswish; return true;
-    default: return false;
-  }
+  m = vec_activation_of(op);
+  return m != Mode::Row;
 }
 
 // The in-register form of an epilogue, or false when it has none.
