@@ -15,8 +15,6 @@ namespace jitctl::cpu {
 
 namespace {
 
-using Kind = PostOp::Kind;
-
 // Input rows per band of output rows: a band's input (L2-resident) is read from L2 into L1 about
 // once per channel block.
 constexpr int64_t kBandBytes = 128 << 10;
