@@ -72,20 +72,20 @@ bool dense_nhwc(const dnnl::memory::desc& d) {
 constexpr int64_t kWinogradMinSide = 20;
 constexpr double kWinogradMinFlops = 2e7;
 
+// Whether the environment variable `name` is "0" (a switch that turns a kernel choice off).
+bool switched_off(const char* name) {
+  const char* e = std::getenv(name);
+  return e && std::string_view(e) == "0";
+}
+
 bool winograd_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("JITCTL_WINOGRAD");
-    return !(e && std::string_view(e) == "0");
-  }();
+  static const bool on = !switched_off("JITCTL_WINOGRAD");
   return on;
 }
 
 // JITCTL_POINTWISE=0 keeps 1x1 convolutions on oneDNN (to compare with PointwiseConv).
 bool own_pointwise_enabled() {
-  static const bool on = [] {
-    const char* e = std::getenv("JITCTL_POINTWISE");
-    return !(e && std::string_view(e) == "0");
-  }();
+  static const bool on = !switched_off("JITCTL_POINTWISE");
   return on;
 }
 
@@ -96,29 +96,41 @@ bool winograd_suits(const ConvParams& p) {
   return p.oh >= kWinogradMinSide && p.ow >= kWinogradMinSide && flops >= kWinogradMinFlops;
 }
 
+// The forward convolution `p` with algorithm `alg` between the given layouts.
+dnnl::convolution_forward::desc conv_desc(const ConvParams& p, dnnl::algorithm alg, const dnnl::memory::desc& src, const dnnl::memory::desc& w,
+                                          const dnnl::memory::desc& dst, bool bias) {
+  const dnnl::memory::dims strides{p.sh, p.sw}, dil{p.dh - 1, p.dw - 1}, pad_l{p.ph, p.pw}, pad_r{p.ph_after, p.pw_after};
+  const auto kind = dnnl::prop_kind::forward_inference;
+  return bias ? dnnl::convolution_forward::desc(kind, alg, src, w, dnnl::memory::desc({p.oc}, dt::f32, tag::x), dst, strides, dil, pad_l, pad_r)
+              : dnnl::convolution_forward::desc(kind, alg, src, w, dst, strides, dil, pad_l, pad_r);
+}
+
+// The first of oneDNN's implementations of `desc` whose name contains `name` (its own first
+// choice is not always its fastest), or false when none does or none exists for this CPU, shape
+// or post-op chain.
+bool implementation_named(const dnnl::convolution_forward::desc& desc, const dnnl::primitive_attr& attr, std::string_view name,
+                          dnnl::convolution_forward::primitive_desc& out) {
+  try {
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
+    do {
+      if (std::string_view(pd.impl_info_str()).find(name) != std::string_view::npos) {
+        out = pd;
+        return true;
+      }
+    } while (pd.next_impl());
+  } catch (const dnnl::error&) {
+    // None: the caller's default applies.
+  }
+  return false;
+}
+
 // oneDNN's F(4x4, 3x3) primitive for `p` in its own layouts, if it takes the post-ops (it does
 // ReLU and the residual sum, not every activation).
 bool winograd_primitive(const ConvParams& p, bool bias, const dnnl::primitive_attr& attr, dnnl::convolution_forward::primitive_desc& out) {
   const dnnl::memory::desc src(dnnl::memory::dims{p.n, p.c, p.h, p.w}, dt::f32, tag::any);
   const dnnl::memory::desc dst(dnnl::memory::dims{p.n, p.oc, p.oh, p.ow}, dt::f32, tag::any);
   const dnnl::memory::desc w(dnnl::memory::dims{p.oc, p.c, 3, 3}, dt::f32, tag::any);
-  const dnnl::memory::dims strides{1, 1}, pad_l{p.ph, p.pw}, pad_r{p.ph_after, p.pw_after};
-  const auto alg = dnnl::algorithm::convolution_winograd;
-  const auto kind = dnnl::prop_kind::forward_inference;
-  try {
-    auto desc = bias ? dnnl::convolution_forward::desc(kind, alg, src, w, dnnl::memory::desc({p.oc}, dt::f32, tag::x), dst, strides, pad_l, pad_r)
-                     : dnnl::convolution_forward::desc(kind, alg, src, w, dst, strides, pad_l, pad_r);
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
-    do {
-      if (std::string_view(pd.impl_info_str()).find("wino_4x3") != std::string_view::npos) {
-        out = pd;
-        return true;
-      }
-    } while (pd.next_impl());
-  } catch (const dnnl::error&) {
-    // No Winograd kernel for this CPU, shape or post-op chain: the direct one runs it.
-  }
-  return false;
+  return implementation_named(conv_desc(p, dnnl::algorithm::convolution_winograd, src, w, dst, bias), attr, "wino_4x3", out);
 }
 
 // Depthwise layers with fewer than kJitDwMaxChannels channels on AVX-512 run on oneDNN's jit_dw
@@ -132,18 +144,7 @@ constexpr int64_t kJitDwMaxChannels = 240;
 bool jit_dw_primitive(const ConvParams& p, const dnnl::convolution_forward::desc& desc, const dnnl::primitive_attr& attr,
                       dnnl::convolution_forward::primitive_desc& out) {
   if (cpu_features().isa != Isa::Avx512 || p.groups == 1 || p.groups != p.c || p.groups != p.oc || p.c >= kJitDwMaxChannels) return false;
-  try {
-    dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
-    do {
-      if (std::string_view(pd.impl_info_str()).rfind("jit_dw:", 0) == 0) {
-        out = pd;
-        return true;
-      }
-    } while (pd.next_impl());
-  } catch (const dnnl::error&) {
-    // No implementation for this shape and post-op chain: the default search below decides.
-  }
-  return false;
+  return implementation_named(desc, attr, "jit_dw:", out);
 }
 
 }  // namespace
@@ -184,12 +185,7 @@ std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const Con
   dnnl::primitive_attr attr;
   attr.set_post_ops(dnnl_post_ops(dnnl_epilogue_));
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::memory::dims strides{p.sh, p.sw}, dil{p.dh - 1, p.dw - 1}, pad_l{p.ph, p.pw}, pad_r{p.ph_after, p.pw_after};
-  auto desc = bias_.defined()
-                  ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_d, w_any,
-                                                    dnnl::memory::desc({p.oc}, dt::f32, tag::x), dst_d, strides, dil, pad_l, pad_r)
-                  : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_d, w_any,
-                                                    dst_d, strides, dil, pad_l, pad_r);
+  const auto desc = conv_desc(p, dnnl::algorithm::convolution_direct, src_d, w_any, dst_d, bias_.defined());
   auto plan = std::make_shared<Primitive>();
   plan->n = p.n;
   plan->h = p.h;

@@ -165,17 +165,14 @@ TEST_CASE("fast paths: inference batch norm keeps a channels-last input channels
   CHECK_FALSE(s[0].to_tensor().is_contiguous());
 }
 
-// JITCTL_WINOGRAD=0 keeps convolutions off oneDNN's Winograd kernel (packed_conv.cpp).
-bool winograd_allowed() {
-  const char* e = std::getenv("JITCTL_WINOGRAD");
+// JITCTL_WINOGRAD=0 keeps convolutions off oneDNN's Winograd kernel, JITCTL_POINTWISE=0 1x1
+// convolutions on oneDNN (packed_conv.cpp).
+bool switched_on(const char* name) {
+  const char* e = std::getenv(name);
   return !(e && std::string(e) == "0");
 }
-
-// JITCTL_POINTWISE=0 keeps 1x1 convolutions on oneDNN (packed_conv.cpp).
-bool pointwise_allowed() {
-  const char* e = std::getenv("JITCTL_POINTWISE");
-  return !(e && std::string(e) == "0");
-}
+bool winograd_allowed() { return switched_on("JITCTL_WINOGRAD"); }
+bool pointwise_allowed() { return switched_on("JITCTL_POINTWISE"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
