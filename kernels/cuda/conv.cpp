@@ -30,6 +30,7 @@
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cuda/context.h"
 #include "kernels/cuda/conv_engines.h"
+#include "kernels/cuda/conv_splitk_launch.h"
 #include "kernels/cuda/register_cuda.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/registry.h"
@@ -65,6 +66,10 @@ struct ConvPlan {
   // When cuDNN's engines (conv_engines.h) measured faster than the legacy algorithm: the
   // convolution runs there, and bias, residual and relu in launch_conv_epilogue.
   std::shared_ptr<EnginePlan> engine;
+  // When jitctl's split-reduction kernel (conv_splitk_launch.h) measured fastest: its slice
+  // length (0: not used); bias, residual and relu are in its epilogue.
+  int splitk_k = 0;
+  SplitKShape splitk_shape{};
   int64_t n = 0, oc = 0, hw = 0;
   bool supported = false;
   std::string why;  // when not supported
@@ -141,6 +146,58 @@ std::unique_ptr<ConvPlan> make_descriptors(const cpu::ConvParams& p, bool tf32_m
   if (on != p.n || oc != p.oc || oh != p.oh || ow != p.ow)
     throw NotOnDevice(fmt::format("{}: cuDNN computes output {}x{}x{}x{}, not {}", op, on, oc, oh, ow, shape_string(p.out_sizes)));
   return plan;
+}
+
+SplitKShape splitk_shape_of(const cpu::ConvParams& p) {
+  return SplitKShape{as_int(p.n), as_int(p.c), as_int(p.h), as_int(p.w), as_int(p.oc), as_int(p.kh), as_int(p.kw), as_int(p.sh), as_int(p.sw),
+                     as_int(p.ph), as_int(p.pw), as_int(p.dh), as_int(p.dw), as_int(p.oh), as_int(p.ow)};
+}
+
+// The fastest slice length of the split-K kernel for `s` on these buffers (y is overwritten), its
+// time per call in `us`; 0 when its scratch would exceed the workspace cap.
+int tune_splitk(const SplitKShape& s, const void* x, const void* w, void* y, float* us) {
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  int candidates[4];
+  const int count = splitk_candidates(s, sms, candidates);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  int best = 0;
+  float best_us = 0;
+  for (int i = 0; i < count; ++i) {
+    const int k = candidates[i];
+    const size_t scratch_bytes = static_cast<size_t>(splitk_workspace_floats(s, k)) * sizeof(float);
+    if (scratch_bytes > kMaxWorkspace) continue;
+    float* scratch = scratch_bytes ? static_cast<float*>(workspace(scratch_bytes)) : nullptr;
+    auto launch = [&] {
+      launch_conv_splitk(s, k, static_cast<const float*>(x), static_cast<const float*>(w), nullptr, nullptr, false, static_cast<float*>(y), scratch,
+                         stream());
+    };
+    launch();  // untimed: the first launch of a kernel loads its module
+    check_launch("split-K convolution");
+    // Best of three rounds of four calls: single calls are a few microseconds.
+    float fastest = -1;
+    for (int rep = 0; rep < 3; ++rep) {
+      check(cudaEventRecord(start, stream()), "cudaEventRecord");
+      for (int c = 0; c < 4; ++c) launch();
+      check(cudaEventRecord(stop, stream()), "cudaEventRecord");
+      check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+      float ms = 0;
+      check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+      if (fastest < 0 || ms < fastest) fastest = ms;
+    }
+    const float t = fastest * 1000 / 4;
+    if (!best || t < best_us) {
+      best = k;
+      best_us = t;
+    }
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  *us = best_us;
+  return best;
 }
 
 // Measures the algorithms on these buffers (y is overwritten) and picks one; the plan is marked
@@ -236,7 +293,25 @@ void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, 
     if (engine && (!plan.supported || engine_us + epilogue_us < legacy_us)) {
       plan.engine = std::move(engine);
       plan.supported = true;
-      return;
+      legacy_us = engine_us + static_cast<float>(epilogue_us);
+    }
+  }
+  // jitctl's own kernel, unless cuDNN is faster. JITCTL_CUDA_CONV=splitk takes it whenever it
+  // applies (tests), =cudnn never.
+  const char* choice = std::getenv("JITCTL_CUDA_CONV");
+  const std::string_view forced = choice ? choice : "";
+  if (p.groups == 1 && forced != "cudnn") {
+    float splitk_us = 0;
+    const SplitKShape s = splitk_shape_of(p);
+    const int k = tune_splitk(s, x, w, y, &splitk_us);
+    if (verbose)
+      std::fputs(fmt::format("jitctl:   split-K: {}\n", k ? fmt::format("{} slices of {}, {:.1f}us", splitk_slices(s, k), k, splitk_us) : std::string("none")).c_str(),
+                 stderr);
+    if (k && (forced == "splitk" || !plan.supported || splitk_us < legacy_us)) {
+      plan.engine.reset();
+      plan.splitk_k = k;
+      plan.splitk_shape = s;
+      plan.supported = true;
     }
   }
   if (!plan.supported) plan.why = "cuDNN found no algorithm for this configuration";
@@ -266,6 +341,14 @@ bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
 // `residual` (may be null): relu(conv + bias + residual), the residual block's tail in one call.
 void run_plan(const ConvPlan& plan, const void* x, const void* w, const void* bias, void* y, bool relu, const void* residual, const char* op) {
+  if (plan.splitk_k) {
+    const size_t scratch_bytes = static_cast<size_t>(splitk_workspace_floats(plan.splitk_shape, plan.splitk_k)) * sizeof(float);
+    launch_conv_splitk(plan.splitk_shape, plan.splitk_k, static_cast<const float*>(x), static_cast<const float*>(w), static_cast<const float*>(bias),
+                       static_cast<const float*>(residual), relu, static_cast<float*>(y),
+                       scratch_bytes ? static_cast<float*>(workspace(scratch_bytes)) : nullptr, stream());
+    check_launch(op);
+    return;
+  }
   if (plan.engine) {
     run_engine_plan(*plan.engine, x, w, y);
     launch_conv_epilogue(static_cast<float*>(y), static_cast<const float*>(bias), static_cast<const float*>(residual), relu, plan.n, plan.oc, plan.hw,

@@ -8,6 +8,7 @@
 #include "lib/core/error.h"
 #include "lib/ir/constants.h"
 #include "lib/runtime/device_dispatch.h"
+#include "lib/runtime/op_profile.h"
 
 namespace jitctl {
 namespace {
@@ -42,6 +43,8 @@ class ConvGroup final : public PreparedKernel {
       f.push_back(IValue(relu_ != nullptr));
       try {
         fused_(f);
+        // JITCTL_PROFILE: the group's time is its device time, as for single ops (device_dispatch).
+        if (profiling_) run_device()->synchronize();
         s.resize(1);
         s[0] = std::move(f[0]);
         return;
@@ -76,6 +79,7 @@ class ConvGroup final : public PreparedKernel {
   size_t add_slot_;
   IValue alpha_;
   std::shared_ptr<const PreparedKernel> relu_;
+  const bool profiling_ = op_profile_enabled();
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -249,6 +250,46 @@ TEST_CASE("the fused convolution (conv + bias + residual, relu) equals the CPU's
     const std::string d = test::differs(values_to_host(f[0]), want, "conv2d_fused", 1e-4, 1e-4);
     CHECK_MESSAGE(d.empty(), d);
   }
+}
+
+// JITCTL_CUDA_CONV=splitk makes every new convolution configuration (groups 1) run on jitctl's
+// split-reduction kernel (kernels/cuda/conv_splitk.cu) instead of cuDNN: shapes not used above,
+// so that no plan from the cuDNN-or-faster choice is cached for them.
+TEST_CASE("the split-K convolution equals the CPU's") {
+  setenv("JITCTL_CUDA_CONV", "splitk", 1);
+  // 3x3 with many slices (K = 2304), odd channel counts (tiles cut at 64), a batch of 3 whose
+  // images share a 64-pixel tile.
+  compare("aten::conv2d", {randn({1, 256, 7, 7}, -1.f, 1.f), randn({80, 256, 3, 3}, -0.1f, 0.1f), randn({80}), ints({1, 1}), ints({1, 1}), ints({1, 1}), IValue(int64_t{1})});
+  compare("aten::conv2d", {randn({3, 5, 9, 11}), randn({70, 5, 3, 3}), randn({70}), ints({1, 1}), ints({1, 1}), ints({1, 1}), IValue(int64_t{1})});
+  compare("aten::conv2d", {randn({2, 33, 23, 21}), randn({17, 33, 3, 3}, -0.3f, 0.3f), none, ints({2, 2}), ints({1, 1}), ints({1, 1}), IValue(int64_t{1})});
+  compare("aten::conv2d", {randn({1, 12, 19, 18}), randn({9, 12, 3, 3}), randn({9}), ints({1, 2}), ints({2, 3}), ints({2, 1}), IValue(int64_t{1})});  // dilation, uneven stride
+  compare("aten::conv2d", {randn({2, 130, 6, 5}), randn({129, 130, 1, 1}, -0.2f, 0.2f), randn({129}), ints({1, 1}), ints({0, 0}), ints({1, 1}), IValue(int64_t{1})});  // 1x1
+  compare("aten::conv2d", {randn({1, 64, 14, 14}), randn({128, 64, 1, 1}, -0.2f, 0.2f), none, ints({2, 2}), ints({0, 0}), ints({1, 1}), IValue(int64_t{1})});  // 1x1 /2 (ResNet's downsample)
+  compare("aten::conv2d", {randn({1, 3, 37, 41}), randn({64, 3, 7, 7}, -0.3f, 0.3f), randn({64}), ints({2, 2}), ints({3, 3}), ints({1, 1}), IValue(int64_t{1})});  // 7x7 stem
+  compare("aten::conv2d", {randn({2, 6, 13, 12}), randn({11, 6, 5, 4}), randn({11}), ints({1, 1}), ints({0, 0}), ints({1, 1}), IValue(int64_t{1})});  // 5x4, no padding
+  compare("aten::conv1d", {randn({2, 7, 45}), randn({13, 7, 5}), randn({13}), ints({1}), ints({2}), ints({1}), IValue(int64_t{1})});
+  compare("aten::_convolution", {randn({1, 24, 10, 10}), randn({40, 24, 3, 3}, -0.3f, 0.3f), randn({40}), ints({1, 1}), ints({1, 1}), ints({1, 1}), IValue(false),
+                                 ints({0, 0}), IValue(int64_t{1}), IValue(false), IValue(false), IValue(true), IValue(true)});
+  // The fused form: relu(conv + bias + residual) in the kernel's epilogue, with one slice and with several.
+  KernelFn fused = find_kernel("jitctl::conv2d_fused", Backend::CUDA);
+  REQUIRE(bool(fused));
+  for (int64_t c : {4, 96}) {
+    CAPTURE(c);
+    const Tensor x = randn({1, c, 11, 9}), w = randn({24, c, 3, 3}, -0.2f, 0.2f), b = randn({24}), r = randn({1, 24, 11, 9});
+    Stack ref{x, w, b, ints({1, 1}), ints({1, 1}), ints({1, 1}), IValue(int64_t{1})};
+    find_kernel("aten::conv2d")(ref);
+    Stack add{ref[0], IValue(r), IValue(int64_t{1})};
+    find_kernel("aten::add.Tensor")(add);
+    Stack relu{add[0]};
+    find_kernel("aten::relu")(relu);
+    Stack f;
+    for (const IValue& a : std::vector<IValue>{x, w, b, ints({1, 1}), ints({1, 1}), ints({1, 1}), IValue(int64_t{1}), r}) f.push_back(values_to_device(a));
+    f.push_back(IValue(true));
+    fused(f);
+    const std::string d = test::differs(values_to_host(f[0]), relu[0], "conv2d_fused (split-K)", 1e-4, 1e-4);
+    CHECK_MESSAGE(d.empty(), d);
+  }
+  unsetenv("JITCTL_CUDA_CONV");
 }
 
 TEST_CASE("factories given device=cuda make their tensors on the GPU") {

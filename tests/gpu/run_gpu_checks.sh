@@ -9,7 +9,9 @@
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$2
-mkdir -p "$out"
+# At most a few files come back from a device call: the JSON reports go to $out/json, packed into
+# $out/reports.tar at the end.
+mkdir -p "$out/json"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 py=${PYTHON:-python3}
 
@@ -55,9 +57,9 @@ PY
 
 section "check-trace --device cuda (the traces run on the GPU)"
 for m in resnet_block_traced cnn_basic_traced mlp_traced; do
-  "$J" check-trace "$root/testdata/models/$m.pt" --inputs "$root/testdata/models/$m.in0.pt" --inputs "$root/testdata/models/$m.in1.pt" --device cuda --format json > "$out/ct_$m.json"; rc=$?
+  "$J" check-trace "$root/testdata/models/$m.pt" --inputs "$root/testdata/models/$m.in0.pt" --inputs "$root/testdata/models/$m.in1.pt" --device cuda --format json > "$out/json/ct_$m.json"; rc=$?
   cpu=$("$J" check-trace "$root/testdata/models/$m.pt" --inputs "$root/testdata/models/$m.in0.pt" --inputs "$root/testdata/models/$m.in1.pt" --format json | $py -c "import json,sys; print(json.load(sys.stdin).get('generalizes'))")
-  echo "$m: exit $rc, generalizes on cuda: $($py -c "import json,sys; print(json.load(open(sys.argv[1])).get('generalizes'))" "$out/ct_$m.json"), on cpu: $cpu"
+  echo "$m: exit $rc, generalizes on cuda: $($py -c "import json,sys; print(json.load(open(sys.argv[1])).get('generalizes'))" "$out/json/ct_$m.json"), on cpu: $cpu"
 done
 
 section "side by side: jitctl bench --device cuda and PyTorch torch.jit.load (median ms per call, inputs resident)"
@@ -65,18 +67,20 @@ for batch in 1 32; do
   spec="float32[$batch,3,224,224]"
   for tf in "" "--tf32"; do
     for model in resnet18_opt resnet18_traced; do
-      timeout 120 "$J" bench "$work/$model.pt" --input-spec "$spec" --device cuda $tf --warmup 200 --iters 600 --rounds 3 --format json > "$out/jitctl_${model}_b${batch}${tf}.json" || echo "jitctl bench failed: $model b$batch $tf"
-      $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl {sys.argv[2]:16s} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  ({j['graph']}; host ops: {', '.join(j['host_ops']) or 'none'})\")" "$out/jitctl_${model}_b${batch}${tf}.json" "$model"
+      timeout 120 "$J" bench "$work/$model.pt" --input-spec "$spec" --device cuda $tf --warmup 200 --iters 600 --rounds 3 --format json > "$out/json/jitctl_${model}_b${batch}${tf}.json" || echo "jitctl bench failed: $model b$batch $tf"
+      $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl {sys.argv[2]:16s} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  ({j['graph']}; host ops: {', '.join(j['host_ops']) or 'none'})\")" "$out/json/jitctl_${model}_b${batch}${tf}.json" "$model"
     done
-    timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "$spec" --device cuda $tf --no-graphs --warmup 200 --iters 600 --rounds 3 --format json > "$out/jitctl_nographs_b${batch}${tf}.json"
-    $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt no graph batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/jitctl_nographs_b${batch}${tf}.json"
+    timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "$spec" --device cuda $tf --no-graphs --warmup 200 --iters 600 --rounds 3 --format json > "$out/json/jitctl_nographs_b${batch}${tf}.json"
+    $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt no graph batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/json/jitctl_nographs_b${batch}${tf}.json"
   done
 done
 
-section "the same with cuDNN's legacy algorithms only (JITCTL_CUDNN_ENGINES=0), fp32"
+section "the same with cuDNN alone (JITCTL_CUDA_CONV=cudnn: no split-K kernel) and with cuDNN's legacy algorithms alone (JITCTL_CUDNN_ENGINES=0 too), fp32"
 for batch in 1 32; do
-  JITCTL_CUDNN_ENGINES=0 timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "float32[$batch,3,224,224]" --device cuda --warmup 200 --iters 600 --rounds 3 --format json > "$out/jitctl_legacy_b$batch.json"
-  $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt legacy batch {j['batch']:2d}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/jitctl_legacy_b$batch.json"
+  for setting in "JITCTL_CUDA_CONV=cudnn" "JITCTL_CUDA_CONV=cudnn JITCTL_CUDNN_ENGINES=0"; do
+    env $setting timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec "float32[$batch,3,224,224]" --device cuda --warmup 200 --iters 600 --rounds 3 --format json > "$out/json/jitctl_cudnn_b$batch.json"
+    $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl resnet18_opt {sys.argv[2]} batch {j['batch']:2d}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s\")" "$out/json/jitctl_cudnn_b$batch.json" "$setting"
+  done
 done
 
 section "PyTorch $($py -c 'import torch; print(torch.__version__)'): torch.jit.load of the traced archive, same GPU"
@@ -89,9 +93,10 @@ for line in sys.stdin:
 
 section "where the time goes: ResNet-18 batch 1 fp32, op by op with a sync after each (JITCTL_PROFILE), cuDNN's measurements (JITCTL_CUDA_VERBOSE)"
 JITCTL_CUDA_VERBOSE=1 JITCTL_PROFILE=shapes timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec 'float32[1,3,224,224]' --device cuda --no-graphs --warmup 5 --iters 100 --rounds 1 > "$out/profile_b1.txt" 2>&1
-grep -E "cuDNN conv|engines:" "$out/profile_b1.txt" | head -n 40
+grep -E "cuDNN conv|engines:|split-K:" "$out/profile_b1.txt" | head -n 60
 grep -A 30 "total ms" "$out/profile_b1.txt" | head -n 32
 
 section "beside the CPU: jitctl bench on this machine's cores, batch 1"
 "$J" bench "$work/resnet18_opt.pt" --input-spec 'float32[1,3,224,224]' --warmup 3 --iters 30 --rounds 3 2>&1 | tail -n 12
 rm -rf "$work"
+tar -C "$out" -cf "$out/reports.tar" json && rm -rf "$out/json"
