@@ -44,8 +44,8 @@ struct MhaWeights {
 };
 
 MhaWeights mha_weights(const IValue& qw, const IValue& qb, const IValue& pw, const IValue& pb, int64_t e) {
-  return {contiguous(checked(qw.to_tensor(), {3 * e, e}, "qkv_weight")), contiguous(checked(qb.to_tensor(), {3 * e}, "qkv_bias")),
-          contiguous(checked(pw.to_tensor(), {e, e}, "proj_weight")), contiguous(checked(pb.to_tensor(), {e}, "proj_bias"))};
+  check_mha_weights(qw, qb, pw, pb, e);
+  return {contiguous(qw.to_tensor()), contiguous(qb.to_tensor()), contiguous(pw.to_tensor()), contiguous(pb.to_tensor())};
 }
 
 // Multi-head attention of contiguous [B, T, E] inputs into out [B, T, E]; the attention weights
@@ -71,6 +71,8 @@ void mha(const T* q_in, const T* k_in, const T* v_in, int64_t batch, int64_t seq
   linear_rows<T>(ctx.data(), rows, e, data_of<T>(w.proj_w), e, data_of<T>(w.proj_b), out, e);
 }
 
+}  // namespace
+
 void check_mha_inputs(const Tensor& q, const Tensor& k, const Tensor& v, int64_t e, int64_t heads) {
   if (q.dim() != 3) throw InvalidInput(fmt::format("expected 3-D `query`, got {}-D tensor", q.dim()));
   if (q.sizes()[2] != e) throw InvalidInput(fmt::format("passed-in embed_dim {} didn't match last dim of query {}", e, q.sizes()[2]));
@@ -82,7 +84,29 @@ void check_mha_inputs(const Tensor& q, const Tensor& k, const Tensor& v, int64_t
   check_same_dtype(q, v);
 }
 
-}  // namespace
+void check_mha_weights(const IValue& qw, const IValue& qb, const IValue& pw, const IValue& pb, int64_t e) {
+  checked(qw.to_tensor(), {3 * e, e}, "qkv_weight");
+  checked(qb.to_tensor(), {3 * e}, "qkv_bias");
+  checked(pw.to_tensor(), {e, e}, "proj_weight");
+  checked(pb.to_tensor(), {e}, "proj_bias");
+}
+
+int64_t check_encoder_layer(const Stack& s) {
+  const int64_t e = s[1].to_int(), heads = s[2].to_int();
+  check_mha_inputs(s[0].to_tensor(), s[0].to_tensor(), s[0].to_tensor(), e, heads);
+  check_mha_weights(s[3], s[4], s[5], s[6], e);
+  checked(s[10].to_tensor(), {e}, "norm_weight_1");
+  checked(s[11].to_tensor(), {e}, "norm_bias_1");
+  checked(s[12].to_tensor(), {e}, "norm_weight_2");
+  checked(s[13].to_tensor(), {e}, "norm_bias_2");
+  const Tensor& f1 = s[14].to_tensor();
+  if (f1.dim() != 2 || f1.sizes()[1] != e) throw InvalidInput("_transformer_encoder_layer_fwd: ffn_weight_1 must be [dim_feedforward, embed_dim]");
+  const int64_t ff = f1.sizes()[0];
+  checked(s[15].to_tensor(), {ff}, "ffn_bias_1");
+  checked(s[16].to_tensor(), {e, ff}, "ffn_weight_2");
+  checked(s[17].to_tensor(), {e}, "ffn_bias_2");
+  return ff;
+}
 
 void native_mha_kernel(Stack& s) {
   const Tensor &q_arg = s[0].to_tensor(), &k_arg = s[1].to_tensor(), &v_arg = s[2].to_tensor();
@@ -123,21 +147,17 @@ T gelu(T x) {
 }  // namespace
 
 void encoder_layer_kernel(Stack& s) {
-  const Tensor& src_arg = s[0].to_tensor();
+  const int64_t ff = check_encoder_layer(s);
   const int64_t e = s[1].to_int(), heads = s[2].to_int();
-  check_mha_inputs(src_arg, src_arg, src_arg, e, heads);
   const MhaWeights w = mha_weights(s[3], s[4], s[5], s[6], e);
   const bool use_gelu = s[7].to_bool(), norm_first = s[8].to_bool();
   const double eps = s[9].to_double();
-  const Tensor ln1w = contiguous(checked(s[10].to_tensor(), {e}, "norm_weight_1")), ln1b = contiguous(checked(s[11].to_tensor(), {e}, "norm_bias_1"));
-  const Tensor ln2w = contiguous(checked(s[12].to_tensor(), {e}, "norm_weight_2")), ln2b = contiguous(checked(s[13].to_tensor(), {e}, "norm_bias_2"));
-  const Tensor& f1 = s[14].to_tensor();
-  if (f1.dim() != 2 || f1.sizes()[1] != e) throw InvalidInput("_transformer_encoder_layer_fwd: ffn_weight_1 must be [dim_feedforward, embed_dim]");
-  const int64_t ff = f1.sizes()[0];
-  const Tensor w1 = contiguous(f1), b1 = contiguous(checked(s[15].to_tensor(), {ff}, "ffn_bias_1"));
-  const Tensor w2 = contiguous(checked(s[16].to_tensor(), {e, ff}, "ffn_weight_2")), b2 = contiguous(checked(s[17].to_tensor(), {e}, "ffn_bias_2"));
+  const Tensor ln1w = contiguous(s[10].to_tensor()), ln1b = contiguous(s[11].to_tensor());
+  const Tensor ln2w = contiguous(s[12].to_tensor()), ln2b = contiguous(s[13].to_tensor());
+  const Tensor w1 = contiguous(s[14].to_tensor()), b1 = contiguous(s[15].to_tensor());
+  const Tensor w2 = contiguous(s[16].to_tensor()), b2 = contiguous(s[17].to_tensor());
   const Tensor mask = optional_tensor(s[18]);
-  const Tensor src = contiguous(src_arg);
+  const Tensor src = contiguous(s[0].to_tensor());
   const int64_t batch = src.sizes()[0], seq = src.sizes()[1], rows = batch * seq;
   Tensor out = Tensor::empty(src.dtype(), src.sizes());
   dispatch_floating(src.dtype(), "_transformer_encoder_layer_fwd", [&](auto tag) {
@@ -222,13 +242,22 @@ const char* c_type_name(DType d) {
   }
 }
 
+}  // namespace
+
 // scaled_dot_product_attention(q [..., L, E], k [..., S, E], v [..., S, Ev], attn_mask, dropout_p,
 // is_causal, *, scale, enable_gqa): softmax(q kᵀ · scale + mask) v per batch entry, the batch dims
 // of q, k, v and the mask broadcast together. A bool mask keeps the true entries, a float mask is
 // added; is_causal keeps the lower triangle. enable_gqa (2.5+) lets q have a multiple of k's heads
 // (dim -3): q head h reads k/v head h / (Hq / Hk). A row with every entry masked gives zeros, as
 // PyTorch 2.5+ (2.4 gave NaN there).
-void k_sdpa(Stack& s) {
+std::vector<int64_t> SdpaShape::out_sizes() const {
+  std::vector<int64_t> sizes = batch;
+  sizes.push_back(L);
+  sizes.push_back(Ev);
+  return sizes;
+}
+
+SdpaShape sdpa_shape(const Stack& s) {
   const Tensor &q = s[0].to_tensor(), &k = s[1].to_tensor(), &v = s[2].to_tensor();
   const Tensor mask = optional_tensor(s[3]);
   const double dropout_p = s[4].to_double();
@@ -258,6 +287,7 @@ void k_sdpa(Stack& s) {
     group = qb.back() / kb.back();
     kb.back() = vb.back() = qb.back();  // broadcast as if repeated; indexed through `group` below
   }
+  SdpaShape r;
   std::vector<int64_t> batch = broadcast_shapes(broadcast_shapes(qb, kb), vb);
   if (mask.defined()) {
     if (mask.dim() < 2)  // PyTorch reads the mask's dim -2
@@ -272,6 +302,27 @@ void k_sdpa(Stack& s) {
                                      c_type_name(mask.dtype()), c_type_name(q.dtype())));
     batch = broadcast_shapes(batch, batch_of(mask));
   }
+  r.batch = std::move(batch);
+  r.L = Lq;
+  r.S = S;
+  r.E = E;
+  r.Ev = Ev;
+  r.group = group;
+  r.scale = s.size() > 6 && !s[6].is_none() ? s[6].to_double() : 1.0 / std::sqrt(static_cast<double>(E));
+  r.causal = causal;
+  r.mask = mask;
+  return r;
+}
+
+namespace {
+
+void k_sdpa(Stack& s) {
+  const SdpaShape shape = sdpa_shape(s);
+  const Tensor &q = s[0].to_tensor(), &k = s[1].to_tensor(), &v = s[2].to_tensor();
+  const Tensor& mask = shape.mask;
+  const bool causal = shape.causal;
+  const std::vector<int64_t>& batch = shape.batch;
+  const int64_t E = shape.E, Lq = shape.L, S = shape.S, Ev = shape.Ev, group = shape.group;
   int64_t nbatch = 1;
   for (auto d : batch) nbatch *= d;
   // Per-operand element offsets of each flattened batch entry, from broadcast strides.
@@ -304,7 +355,7 @@ void k_sdpa(Stack& s) {
   }
   dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
     using T = decltype(tag);
-    const double scale = s.size() > 6 && !s[6].is_none() ? s[6].to_double() : 1.0 / std::sqrt(static_cast<double>(E));
+    const double scale = shape.scale;
     const T* qd = data_of<T>(q);
     const T* kd = data_of<T>(k);
     const T* vd = data_of<T>(v);

@@ -15,17 +15,10 @@
 
 namespace jitctl::cpu {
 
-AttentionMask make_attention_mask(const Tensor& m_arg, int64_t b, int64_t h, int64_t t, int64_t s, const IValue& mask_type) {
-  AttentionMask mk;
-  if (!m_arg.defined()) return mk;
-  // PyTorch 2.x passes nn.MultiheadAttention's masks as float (0 / -inf); ATen's masked softmax
-  // reads any nonzero entry as masked out.
-  if (m_arg.dtype() != DType::Bool) mk.owned = to_dtype(m_arg, DType::Bool);
-  const Tensor& m = m_arg.dtype() == DType::Bool ? m_arg : mk.owned;
-  mk.data = static_cast<const bool*>(m.data());
-  const int64_t d = m.dim();
-  const auto& sz = m.sizes();
-  const auto& str = m.strides();
+AttentionMaskStrides attention_mask_strides(const std::vector<int64_t>& sz, const std::vector<int64_t>& str, int64_t b, int64_t h, int64_t t,
+                                            int64_t s, const IValue& mask_type) {
+  AttentionMaskStrides mk;
+  const auto d = static_cast<int64_t>(sz.size());
   auto dim_stride = [&](int64_t i, int64_t want) {
     if (sz[i] == want) return want == 1 ? int64_t{0} : str[i];
     if (sz[i] == 1) return int64_t{0};
@@ -42,6 +35,22 @@ AttentionMask make_attention_mask(const Tensor& m_arg, int64_t b, int64_t h, int
   const int64_t want[4] = {b, h, t, s};
   int64_t* strides[4] = {&mk.sb, &mk.sh, &mk.st, &mk.ss};
   for (int64_t i = 0; i < d; ++i) *strides[4 - d + i] = dim_stride(i, want[4 - d + i]);
+  return mk;
+}
+
+AttentionMask make_attention_mask(const Tensor& m_arg, int64_t b, int64_t h, int64_t t, int64_t s, const IValue& mask_type) {
+  AttentionMask mk;
+  if (!m_arg.defined()) return mk;
+  // PyTorch 2.x passes nn.MultiheadAttention's masks as float (0 / -inf); ATen's masked softmax
+  // reads any nonzero entry as masked out.
+  if (m_arg.dtype() != DType::Bool) mk.owned = to_dtype(m_arg, DType::Bool);
+  const Tensor& m = m_arg.dtype() == DType::Bool ? m_arg : mk.owned;
+  mk.data = static_cast<const bool*>(m.data());
+  const AttentionMaskStrides st = attention_mask_strides(m.sizes(), m.strides(), b, h, t, s, mask_type);
+  mk.sb = st.sb;
+  mk.sh = st.sh;
+  mk.st = st.st;
+  mk.ss = st.ss;
   return mk;
 }
 

@@ -4,6 +4,7 @@
 // v per (batch, head), reading q, k and v in place from the projection's output rows (no per-head
 // copies) and writing each head's context into its columns of the [B*T, E] context.
 #include <cstdint>
+#include <vector>
 
 #include "lib/core/ivalue.h"
 #include "lib/core/tensor.h"
@@ -17,6 +18,14 @@ struct AttentionMask {
   int64_t sb = 0, sh = 0, st = 0, ss = 0;
   bool masked(int64_t b, int64_t h, int64_t t, int64_t s) const { return data && data[b * sb + h * sh + t * st + s * ss]; }
 };
+
+// Where each (b, h, t, s) of the scores reads `mask` (sizes and strides of a mask tensor), under
+// the rules below; shape checks only, no element read (the CUDA kernels share it).
+struct AttentionMaskStrides {
+  int64_t sb = 0, sh = 0, st = 0, ss = 0;
+};
+AttentionMaskStrides attention_mask_strides(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, int64_t b, int64_t h, int64_t t,
+                                            int64_t s, const IValue& mask_type);
 
 // mask_type 0: [T, S] attention mask; 1: [B, S] key padding mask; otherwise a mask of up to 4
 // dims broadcast to [B, H, T, S] (2-D masks read as [T, S] unless they are [B, S] and not [T, S]).

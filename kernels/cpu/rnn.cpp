@@ -5,18 +5,61 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/rnn.h"
+
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/register_cpu.h"
 #include "kernels/registry.h"
 
 namespace jitctl::cpu {
+
+const char* rnn_name(RnnCell c) { return c == RnnCell::Lstm ? "lstm" : c == RnnCell::Gru ? "gru" : c == RnnCell::Tanh ? "rnn_tanh" : "rnn_relu"; }
+int64_t rnn_gates(RnnCell c) { return c == RnnCell::Lstm ? 4 : c == RnnCell::Gru ? 3 : 1; }
+
+void check_rnn_param(const Tensor& t, int64_t rows, int64_t cols, const char* op, const char* what) {
+  const bool ok = cols == 0 ? (t.dim() == 1 && t.sizes()[0] == rows) : (t.dim() == 2 && t.sizes()[0] == rows && t.sizes()[1] == cols);
+  if (!ok) throw InvalidInput(fmt::format("{}: {} has shape {}, expected [{}{}]", op, what, shape_string(t.sizes()), rows, cols ? fmt::format(", {}", cols) : ""));
+}
+
+RnnCall rnn_call(const Stack& s, RnnCell cell) {
+  const char* op = rnn_name(cell);
+  const Tensor& input = s[0].to_tensor();
+  RnnCall c{cell, s[3].to_bool(), s[7].to_bool(), s[8].to_bool(), false, s[4].to_int(), 1, 0, 0, 0, 0, {}, &s[2].to_list()->items};
+  c.dirs = c.bidirectional ? 2 : 1;
+  if (cell == RnnCell::Lstm) {
+    for (auto& v : s[1].to_list()->items) c.hx.push_back(v.to_tensor());
+    if (c.hx.size() != 2) throw InvalidInput(fmt::format("{}: expected hx to hold (h0, c0), got {} tensors", op, c.hx.size()));
+  } else {
+    c.hx.push_back(s[1].to_tensor());
+  }
+  const double dropout = s[5].to_double();
+  const bool train = s[6].to_bool();
+  if (train && dropout > 0 && c.layers > 1) throw Unsupported(fmt::format("{}: dropout between layers in training mode", op));
+  const size_t n_params = c.params->size(), per = c.params_per_layer();
+  if (n_params != static_cast<size_t>(c.layers * c.dirs) * per) {
+    if (cell == RnnCell::Lstm && n_params == static_cast<size_t>(c.layers * c.dirs) * (per + 1)) throw Unsupported("lstm: projections (proj_size > 0)");
+    throw InvalidInput(fmt::format("{}: expected {} parameter tensors, got {}", op, c.layers * c.dirs * per, n_params));
+  }
+  if (input.dim() != 2 && input.dim() != 3) throw InvalidInput(fmt::format("{}: Expected input to be 2D or 3D, got {}D instead", op, input.dim()));
+  c.unbatched = input.dim() == 2;
+  for (auto& t : c.hx) check_same_dtype(input, t);
+  // Sizes as if seq-first and batched.
+  c.steps = c.unbatched || !c.batch_first ? input.sizes()[0] : input.sizes()[1];
+  c.batch = c.unbatched ? 1 : c.batch_first ? input.sizes()[0] : input.sizes()[1];
+  c.input_size = input.sizes().back();
+  for (const Tensor& t : c.hx) {
+    std::vector<int64_t> sizes = t.sizes();
+    if (c.unbatched && t.dim() >= 1) sizes.insert(sizes.begin() + 1, 1);
+    if (&t == &c.hx[0]) c.hidden = sizes.size() == 3 ? sizes[2] : 0;
+    if (sizes.size() != 3 || sizes[0] != c.layers * c.dirs || sizes[1] != c.batch || sizes[2] != c.hidden)
+      throw InvalidInput(fmt::format("Expected hidden size ({}, {}, {}), got {}", c.layers * c.dirs, c.batch, c.hidden, shape_string(sizes)));
+  }
+  return c;
+}
+
 namespace {
 
-enum class Cell { Lstm, Gru, Tanh, Relu };
-
-int64_t gate_count(Cell c) { return c == Cell::Lstm ? 4 : c == Cell::Gru ? 3 : 1; }
-const char* cell_name(Cell c) { return c == Cell::Lstm ? "lstm" : c == Cell::Gru ? "gru" : c == Cell::Tanh ? "rnn_tanh" : "rnn_relu"; }
 
 template <class T>
 T sigmoid(T x) {
@@ -25,14 +68,12 @@ T sigmoid(T x) {
 
 // A [rows, cols] view of a contiguous copy of t (checked shape).
 Tensor param(const IValue& v, int64_t rows, int64_t cols, const char* op, const char* what) {
-  const Tensor& t = v.to_tensor();
-  const bool ok = cols == 0 ? (t.dim() == 1 && t.sizes()[0] == rows) : (t.dim() == 2 && t.sizes()[0] == rows && t.sizes()[1] == cols);
-  if (!ok) throw InvalidInput(fmt::format("{}: {} has shape {}, expected [{}{}]", op, what, shape_string(t.sizes()), rows, cols ? fmt::format(", {}", cols) : ""));
-  return contiguous(t);
+  check_rnn_param(v.to_tensor(), rows, cols, op, what);
+  return contiguous(v.to_tensor());
 }
 
 struct RnnArgs {
-  Cell cell;
+  RnnCell cell;
   bool has_biases, bidirectional, batch_first;
   int64_t layers;
 };
@@ -42,8 +83,8 @@ struct RnnArgs {
 template <class T>
 Tensor run_layers(const RnnArgs& a, Tensor x, const Tensor& h0, const Tensor& c0, const std::vector<IValue>& params, int64_t hidden, Tensor& hn,
                   Tensor& cn) {
-  const char* op = cell_name(a.cell);
-  const int64_t steps = x.sizes()[0], batch = x.sizes()[1], dirs = a.bidirectional ? 2 : 1, g = gate_count(a.cell);
+  const char* op = rnn_name(a.cell);
+  const int64_t steps = x.sizes()[0], batch = x.sizes()[1], dirs = a.bidirectional ? 2 : 1, g = rnn_gates(a.cell);
   const int64_t gh = g * hidden;
   const size_t per = a.has_biases ? 4 : 2;
   T* hn_p = mutable_data_of<T>(hn);
@@ -68,7 +109,7 @@ Tensor run_layers(const RnnArgs& a, Tensor x, const Tensor& h0, const Tensor& c0
       gemm<T>(row_major(data_of<T>(x), rows, in, in), transposed(row_major(data_of<T>(w_ih), gh, in, in)), proj.data(), gh, T(1), T(1));
       const int64_t slot = layer * dirs + d;
       std::memcpy(h.data(), data_of<T>(h0) + slot * batch * hidden, h.size() * sizeof(T));
-      if (a.cell == Cell::Lstm) std::memcpy(c.data(), data_of<T>(c0) + slot * batch * hidden, c.size() * sizeof(T));
+      if (a.cell == RnnCell::Lstm) std::memcpy(c.data(), data_of<T>(c0) + slot * batch * hidden, c.size() * sizeof(T));
       const MatRef<T> whh_t = transposed(row_major(data_of<T>(w_hh), gh, hidden, hidden));
       for (int64_t s = 0; s < steps; ++s) {
         const int64_t t = d == 0 ? s : steps - 1 - s;
@@ -82,7 +123,7 @@ Tensor run_layers(const RnnArgs& a, Tensor x, const Tensor& h0, const Tensor& c0
           T* cb = c.data() + b * hidden;
           for (int64_t j = 0; j < hidden; ++j) {
             switch (a.cell) {
-              case Cell::Lstm: {
+              case RnnCell::Lstm: {
                 const T ig = sigmoid(xi[j] + hh[j]);
                 const T fg = sigmoid(xi[hidden + j] + hh[hidden + j]);
                 const T cg = std::tanh(xi[2 * hidden + j] + hh[2 * hidden + j]);
@@ -91,15 +132,15 @@ Tensor run_layers(const RnnArgs& a, Tensor x, const Tensor& h0, const Tensor& c0
                 hb[j] = og * std::tanh(cb[j]);
                 break;
               }
-              case Cell::Gru: {
+              case RnnCell::Gru: {
                 const T r = sigmoid(xi[j] + hh[j]);
                 const T z = sigmoid(xi[hidden + j] + hh[hidden + j]);
                 const T n = std::tanh(xi[2 * hidden + j] + r * hh[2 * hidden + j]);
                 hb[j] = (T(1) - z) * n + z * hb[j];
                 break;
               }
-              case Cell::Tanh: hb[j] = std::tanh(xi[j] + hh[j]); break;
-              case Cell::Relu: hb[j] = std::max(xi[j] + hh[j], T(0)); break;
+              case RnnCell::Tanh: hb[j] = std::tanh(xi[j] + hh[j]); break;
+              case RnnCell::Relu: hb[j] = std::max(xi[j] + hh[j], T(0)); break;
             }
           }
           std::memcpy(yp + (t * batch + b) * dirs * hidden + d * hidden, hb, static_cast<size_t>(hidden) * sizeof(T));
@@ -134,47 +175,24 @@ Tensor squeeze(const Tensor& t, size_t dim, const char* where) {
 }
 
 // The shared body of the .input overloads: returns (output, h_n[, c_n]).
-void rnn_input(Stack& s, Cell cell) {
-  const char* op = cell_name(cell);
+void rnn_input(Stack& s, RnnCell cell) {
+  const char* op = rnn_name(cell);
+  const RnnCall call = rnn_call(s, cell);
   const Tensor& input = s[0].to_tensor();
-  std::vector<Tensor> hx;
-  if (cell == Cell::Lstm) {
-    for (auto& v : s[1].to_list()->items) hx.push_back(v.to_tensor());
-    if (hx.size() != 2) throw InvalidInput(fmt::format("{}: expected hx to hold (h0, c0), got {} tensors", op, hx.size()));
-  } else {
-    hx.push_back(s[1].to_tensor());
-  }
-  const auto& params = s[2].to_list()->items;
-  RnnArgs a{cell, s[3].to_bool(), s[7].to_bool(), s[8].to_bool(), s[4].to_int()};
-  const double dropout = s[5].to_double();
-  const bool train = s[6].to_bool();
-  if (train && dropout > 0 && a.layers > 1) throw Unsupported(fmt::format("{}: dropout between layers in training mode", op));
-  const int64_t dirs = a.bidirectional ? 2 : 1;
-  const size_t per = a.has_biases ? 4 : 2;
-  if (params.size() != static_cast<size_t>(a.layers * dirs) * per) {
-    if (cell == Cell::Lstm && params.size() == static_cast<size_t>(a.layers * dirs) * (per + 1))
-      throw Unsupported("lstm: projections (proj_size > 0)");
-    throw InvalidInput(fmt::format("{}: expected {} parameter tensors, got {}", op, a.layers * dirs * per, params.size()));
-  }
-  if (input.dim() != 2 && input.dim() != 3)
-    throw InvalidInput(fmt::format("{}: Expected input to be 2D or 3D, got {}D instead", op, input.dim()));
-  const bool unbatched = input.dim() == 2;
-  for (auto& t : hx) check_same_dtype(input, t);
+  const RnnArgs a{cell, call.has_biases, call.bidirectional, call.batch_first, call.layers};
+  const auto& params = *call.params;
+  const int64_t hidden = call.hidden;
+  const bool unbatched = call.unbatched;
   // Seq-first, batched, contiguous.
   Tensor x = unbatched ? unsqueeze1(input, op) : (a.batch_first ? swap01(input) : contiguous(input));
   std::vector<Tensor> h0;
-  for (auto& t : hx) h0.push_back(contiguous(unbatched ? unsqueeze1(t, op) : t));
-  const int64_t batch = x.sizes()[1];
-  const int64_t hidden = h0[0].dim() == 3 ? h0[0].sizes()[2] : 0;
-  for (auto& t : h0)
-    if (t.dim() != 3 || t.sizes()[0] != a.layers * dirs || t.sizes()[1] != batch || t.sizes()[2] != hidden)
-      throw InvalidInput(fmt::format("Expected hidden size ({}, {}, {}), got {}", a.layers * dirs, batch, hidden, shape_string(t.sizes())));
+  for (auto& t : call.hx) h0.push_back(contiguous(unbatched ? unsqueeze1(t, op) : t));
   Tensor hn = Tensor::empty(x.dtype(), h0[0].sizes());
-  Tensor cn = cell == Cell::Lstm ? Tensor::empty(x.dtype(), h0[0].sizes()) : Tensor();
+  Tensor cn = cell == RnnCell::Lstm ? Tensor::empty(x.dtype(), h0[0].sizes()) : Tensor();
   Tensor out;
   dispatch_floating(x.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
-    out = run_layers<T>(a, x, h0[0], cell == Cell::Lstm ? h0[1] : Tensor(), params, hidden, hn, cn);
+    out = run_layers<T>(a, x, h0[0], cell == RnnCell::Lstm ? h0[1] : Tensor(), params, hidden, hn, cn);
   });
   if (unbatched) {
     out = squeeze(out, 1, op);
@@ -183,7 +201,7 @@ void rnn_input(Stack& s, Cell cell) {
   } else if (a.batch_first) {
     out = swap01(out);
   }
-  if (cell == Cell::Lstm)
+  if (cell == RnnCell::Lstm)
     s.assign({IValue(out), IValue(hn), IValue(cn)});
   else
     s.assign({IValue(out), IValue(hn)});
@@ -195,11 +213,11 @@ void rnn_input(Stack& s, Cell cell) {
 namespace jitctl {
 
 void register_rnn_kernels() {
-  using cpu::Cell;
-  register_kernel("aten::lstm.input", [](Stack& s) { cpu::rnn_input(s, Cell::Lstm); });
-  register_kernel("aten::gru.input", [](Stack& s) { cpu::rnn_input(s, Cell::Gru); });
-  register_kernel("aten::rnn_tanh.input", [](Stack& s) { cpu::rnn_input(s, Cell::Tanh); });
-  register_kernel("aten::rnn_relu.input", [](Stack& s) { cpu::rnn_input(s, Cell::Relu); });
+  using cpu::RnnCell;
+  register_kernel("aten::lstm.input", [](Stack& s) { cpu::rnn_input(s, RnnCell::Lstm); });
+  register_kernel("aten::gru.input", [](Stack& s) { cpu::rnn_input(s, RnnCell::Gru); });
+  register_kernel("aten::rnn_tanh.input", [](Stack& s) { cpu::rnn_input(s, RnnCell::Tanh); });
+  register_kernel("aten::rnn_relu.input", [](Stack& s) { cpu::rnn_input(s, RnnCell::Relu); });
 }
 
 }  // namespace jitctl

@@ -357,6 +357,8 @@ extern "C" __attribute__((visibility("default"))) jitctl::CudaBackend* jitctl_cu
     register_linear_kernels();
     register_conv_kernels();
     register_pooling_kernels();
+    register_attention_kernels();
+    register_rnn_kernels();
     return new Backend();
   }();
   return backend;

@@ -335,6 +335,63 @@ bool launch_arg_reduce(bool is_max, int compute_dtype, const void* x, int in_dty
   return true;
 }
 
+// ---- attention's masked softmax -----------------------------------------------------------------
+namespace {
+
+// The larger, a NaN losing (std::max's answer, which the CPU kernels' row maxima give).
+struct MaxIgnoringNan {
+  __device__ __forceinline__ float operator()(float a, float b) const { return b > a ? b : a; }
+};
+
+__global__ void masked_softmax_rows(float* __restrict__ x, int64_t rows, int64_t cols, int64_t rows_per_matrix, float scale, bool causal,
+                                    SoftmaxMask kind, const unsigned char* __restrict__ mask_bytes, const float* __restrict__ mask_floats) {
+  __shared__ float smem[kWarp];
+  const MaxIgnoringNan mx_op;
+  const SumOp sum_op;
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    float* r = x + row * cols;
+    const int64_t query = row % rows_per_matrix;
+    float mx = -INFINITY;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      float v = r[j] * scale;
+      bool keep = !causal || j <= query;
+      if (kind != SoftmaxMask::None) {
+        const int64_t at = row * cols + j;
+        const bool nonzero = mask_floats ? mask_floats[at] != 0.0f : mask_bytes[at] != 0;
+        if (kind == SoftmaxMask::KeepNonzero) keep = keep && nonzero;
+        else if (kind == SoftmaxMask::DropNonzero) keep = keep && !nonzero;
+        else v += mask_floats[at];
+      }
+      keep = keep && v != -INFINITY;
+      r[j] = keep ? v : -INFINITY;
+      if (keep) mx = mx_op(mx, v);
+    }
+    mx = block_all(mx, mx_op, smem);
+    float sum = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      const float v = r[j];
+      const float e = v == -INFINITY ? 0.0f : expf(v - mx);
+      r[j] = e;
+      sum += e;
+    }
+    sum = block_all(sum, sum_op, smem);
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) r[j] *= inv;
+  }
+}
+
+}  // namespace
+
+void launch_masked_softmax(float* x, int64_t rows, int64_t cols, int64_t rows_per_matrix, float scale, bool causal, SoftmaxMask kind,
+                           const void* mask, bool mask_is_float, cudaStream_t stream) {
+  if (rows * cols == 0) return;
+  const int threads = cols <= 128 ? 128 : 256;
+  const int64_t blocks = rows > 65535 * 16 ? 65535 * 16 : rows;
+  masked_softmax_rows<<<static_cast<unsigned>(blocks), threads, 0, stream>>>(
+      x, rows, cols, rows_per_matrix, scale, causal, mask ? kind : SoftmaxMask::None, mask_is_float ? nullptr : static_cast<const unsigned char*>(mask),
+      mask_is_float ? static_cast<const float*>(mask) : nullptr);
+}
+
 void launch_softmax(const float* x, float* out, int64_t outer, int64_t R, int64_t inner, bool log, cudaStream_t stream) {
   if (outer * R * inner == 0) return;
   if (inner == 1) {

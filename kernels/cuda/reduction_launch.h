@@ -30,4 +30,14 @@ bool launch_arg_reduce(bool is_max, int compute_dtype, const void* x, int in_dty
 // softmax (or log_softmax) of float32 x along R: out = exp(x - max) / sum, or x - max - log(sum).
 void launch_softmax(const float* x, float* out, int64_t outer, int64_t R, int64_t inner, bool log, cudaStream_t stream);
 
+// Attention's masked softmax, in place over the rows of x [rows, cols] (the attention ops,
+// attention.cpp, with kernels/cpu's rules): v = x * scale; entries past the diagonal are dropped
+// when `causal` (query index = row % rows_per_matrix); `mask` ([rows, cols], bytes or floats)
+// keeps the nonzero entries (KeepNonzero: SDPA's bool mask), is added (Additive: SDPA's float
+// mask) or drops the nonzero entries (DropNonzero: nn.MultiheadAttention's masks); -inf entries
+// drop too. Dropped entries get 0, a row with none kept all 0.
+enum class SoftmaxMask : int { None, KeepNonzero, Additive, DropNonzero };
+void launch_masked_softmax(float* x, int64_t rows, int64_t cols, int64_t rows_per_matrix, float scale, bool causal, SoftmaxMask kind,
+                           const void* mask, bool mask_is_float, cudaStream_t stream);
+
 }  // namespace jitctl::cuda

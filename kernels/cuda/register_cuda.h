@@ -12,5 +12,7 @@ void register_factory_kernels();      // zeros/ones/full/empty with device=cuda,
 void register_linear_kernels();       // mm, bmm, addmm, matmul, linear (cuBLAS)
 void register_conv_kernels();         // conv1d/2d, _convolution (cuDNN); a preparer per node
 void register_pooling_kernels();      // max/avg/adaptive pooling (cuDNN and own kernels)
+void register_attention_kernels();    // scaled_dot_product_attention, MHA and encoder-layer fast paths
+void register_rnn_kernels();          // lstm, gru, rnn_tanh, rnn_relu
 
 }  // namespace jitctl::cuda

@@ -96,7 +96,7 @@ class Dispatch final : public PreparedKernel {
       if (names_cuda(v)) device_arg = true;
     }
     if (!on_device && !(device_arg && makes_tensors_)) return cpu_(s);
-    if (!on_device) return on_host(s);  // the CPU kernel makes it on the host; it moves to the GPU
+    if (!on_device) return make_on_device(s);
     if (profiling_) {
       // JITCTL_PROFILE: each op's time is its device time (the interpreter times run()).
       run_on_device(s);
@@ -124,6 +124,23 @@ class Dispatch final : public PreparedKernel {
         return cpu_(s);  // sizes and views: the CPU kernel never reads the data
       } catch (const DeviceMemoryRead&) {
         needs_host_.store(true, std::memory_order_relaxed);
+        s = std::move(saved);
+      }
+    }
+    on_host(s);
+  }
+
+  // A factory given device=cuda (torch.zeros(..., device=x.device)): its CUDA kernel makes the
+  // tensor on the GPU, which a graph capture can record; without one the CPU kernel makes it on
+  // the host and it is copied over.
+  void make_on_device(Stack& s) const {
+    if (cuda_) {
+      Stack saved = s;
+      try {
+        cuda_(s);
+        if (profiling_) run_device()->synchronize();
+        return;
+      } catch (const NotOnDevice&) {
         s = std::move(saved);
       }
     }

@@ -292,6 +292,95 @@ TEST_CASE("the split-K convolution equals the CPU's") {
   unsetenv("JITCTL_CUDA_CONV");
 }
 
+// The RNNs on the GPU (kernels/cuda/rnn.cpp) against the CPU kernel: each cell, two layers,
+// both directions, batch-first and unbatched inputs, with and without biases.
+TEST_CASE("cuda rnns equal the CPU's") {
+  const int64_t in = 5, hidden = 7, batch = 3, steps = 6;
+  // Parameters of `layers` x `dirs` (w_ih, w_hh[, b_ih, b_hh]) for `gates` gates.
+  auto params = [&](int64_t gates, int64_t layers, int64_t dirs, bool biases) {
+    std::vector<Tensor> p;
+    for (int64_t l = 0; l < layers; ++l)
+      for (int64_t d = 0; d < dirs; ++d) {
+        p.push_back(randn({gates * hidden, l == 0 ? in : dirs * hidden}, -0.4f, 0.4f));
+        p.push_back(randn({gates * hidden, hidden}, -0.4f, 0.4f));
+        if (biases) {
+          p.push_back(randn({gates * hidden}, -0.4f, 0.4f));
+          p.push_back(randn({gates * hidden}, -0.4f, 0.4f));
+        }
+      }
+    return tensors(p);
+  };
+  struct Cell {
+    const char* op;
+    int64_t gates;
+    bool lstm;
+  };
+  for (const Cell& c : {Cell{"aten::lstm.input", 4, true}, Cell{"aten::gru.input", 3, false}, Cell{"aten::rnn_tanh.input", 1, false},
+                        Cell{"aten::rnn_relu.input", 1, false}}) {
+    CAPTURE(c.op);
+    for (bool bidirectional : {false, true}) {
+      CAPTURE(bidirectional);
+      const int64_t dirs = bidirectional ? 2 : 1, layers = 2;
+      auto hx = [&](std::vector<int64_t> sizes) { return c.lstm ? tensors({randn(sizes), randn(sizes)}) : IValue(randn(sizes)); };
+      // seq-first, batch-first, unbatched
+      compare(c.op, {randn({steps, batch, in}), hx({layers * dirs, batch, hidden}), params(c.gates, layers, dirs, true), IValue(true), IValue(layers),
+                     IValue(0.0), IValue(false), IValue(bidirectional), IValue(false)});
+      compare(c.op, {randn({batch, steps, in}), hx({layers * dirs, batch, hidden}), params(c.gates, layers, dirs, false), IValue(false), IValue(layers),
+                     IValue(0.0), IValue(false), IValue(bidirectional), IValue(true)});
+      compare(c.op, {randn({steps, in}), hx({layers * dirs, hidden}), params(c.gates, layers, dirs, true), IValue(true), IValue(layers), IValue(0.0),
+                     IValue(false), IValue(bidirectional), IValue(false)});
+    }
+  }
+}
+
+// scaled_dot_product_attention, _native_multi_head_attention and _transformer_encoder_layer_fwd
+// on the GPU (kernels/cuda/attention.cpp) against the CPU kernels: masks of every kind, causal,
+// grouped heads, broadcast batches, fully masked rows, attention weights.
+TEST_CASE("cuda attention equals the CPU's") {
+  const char* sdpa = "aten::scaled_dot_product_attention";
+  const IValue no_scale{};
+  // (q, k, v, mask, dropout, causal, scale, enable_gqa)
+  compare(sdpa, {randn({2, 3, 5, 8}), randn({2, 3, 7, 8}), randn({2, 3, 7, 6}), none, IValue(0.0), IValue(false), no_scale, IValue(false)});
+  compare(sdpa, {randn({2, 3, 6, 8}), randn({2, 3, 6, 8}), randn({2, 3, 6, 8}), none, IValue(0.0), IValue(true), IValue(0.3), IValue(false)});
+  Tensor keep = Tensor::empty(DType::Bool, {1, 5, 7});
+  auto* kp = static_cast<bool*>(keep.mutable_data());
+  for (int64_t i = 0; i < keep.numel(); ++i) kp[i] = (i * 7 + 3) % 5 != 0;
+  for (int64_t j = 0; j < 7; ++j) kp[2 * 7 + j] = false;  // a fully masked row gives zeros
+  compare(sdpa, {randn({2, 3, 5, 8}), randn({2, 3, 7, 8}), randn({2, 3, 7, 6}), keep, IValue(0.0), IValue(false), no_scale, IValue(false)});
+  compare(sdpa, {randn({2, 1, 5, 8}), randn({3, 7, 8}), randn({2, 3, 7, 6}), randn({5, 7}), IValue(0.0), IValue(false), no_scale, IValue(false)});
+  compare(sdpa, {randn({2, 4, 5, 8}), randn({2, 2, 7, 8}), randn({2, 2, 7, 8}), none, IValue(0.0), IValue(false), no_scale, IValue(true)});  // gqa
+  compare(sdpa, {transposed(randn({2, 8, 5})), randn({2, 7, 8}), randn({2, 7, 4}), none, IValue(0.0), IValue(false), no_scale, IValue(false)});
+
+  const int64_t b = 2, t = 5, e = 12, heads = 3;
+  const Tensor qkv_w = randn({3 * e, e}, -0.3f, 0.3f), qkv_b = randn({3 * e}), proj_w = randn({e, e}, -0.3f, 0.3f), proj_b = randn({e});
+  const Tensor x = randn({b, t, e});
+  Tensor pad = Tensor::empty(DType::Bool, {b, t});  // key padding: true = masked
+  auto* pp = static_cast<bool*>(pad.mutable_data());
+  for (int64_t i = 0; i < pad.numel(); ++i) pp[i] = i % t >= t - 2;
+  Tensor causal_f = Tensor::empty(DType::Float32, {t, t});  // float: nonzero = masked
+  auto* cf = static_cast<float*>(causal_f.mutable_data());
+  for (int64_t i = 0; i < t; ++i)
+    for (int64_t j = 0; j < t; ++j) cf[i * t + j] = j > i ? -INFINITY : 0.0f;
+  const char* mha = "aten::_native_multi_head_attention";
+  // (q, k, v, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias, mask, need_weights, average, mask_type)
+  compare(mha, {x, x, x, IValue(e), IValue(heads), qkv_w, qkv_b, proj_w, proj_b, none, IValue(true), IValue(true), none});
+  compare(mha, {x, x, x, IValue(e), IValue(heads), qkv_w, qkv_b, proj_w, proj_b, pad, IValue(true), IValue(false), IValue(int64_t{1})});
+  compare(mha, {x, randn({b, t, e}), randn({b, t, e}), IValue(e), IValue(heads), qkv_w, qkv_b, proj_w, proj_b, causal_f, IValue(false), IValue(false),
+                IValue(int64_t{0})});
+
+  const int64_t ff = 20;
+  for (bool norm_first : {false, true})
+    for (bool gelu : {false, true}) {
+      CAPTURE(norm_first);
+      CAPTURE(gelu);
+      // (src, e, heads, qkv_w, qkv_b, proj_w, proj_b, use_gelu, norm_first, eps, ln1 w/b, ln2 w/b, ffn w1/b1/w2/b2, mask, mask_type)
+      compare("aten::_transformer_encoder_layer_fwd",
+              {x, IValue(e), IValue(heads), qkv_w, qkv_b, proj_w, proj_b, IValue(gelu), IValue(norm_first), IValue(1e-5), randn({e}), randn({e}),
+               randn({e}), randn({e}), randn({ff, e}, -0.3f, 0.3f), randn({ff}), randn({e, ff}, -0.3f, 0.3f), randn({e}), norm_first ? pad : none,
+               norm_first ? IValue(int64_t{1}) : none});
+    }
+}
+
 TEST_CASE("factories given device=cuda make their tensors on the GPU") {
   const IValue cuda{Device{Device::Type::CUDA, 0}};
   compare("aten::zeros", {ints({3, 4}), none, none, cuda, none});

@@ -91,6 +91,18 @@ for line in sys.stdin:
     j = json.loads(line)
     print(f\"torch jit.load{' graph' if j['graph'] else '      '} batch {j['batch']:2d} {'tf32' if j['tf32'] else 'fp32'}: p50 {j['p50_ms']:.3f} ms  {j['items_per_s']:.0f} img/s  (max |gpu - cpu| {j['max_abs_diff_vs_cpu']:.2g})\")"
 
+section "sequence models on the GPU (RNN and attention kernels): outputs against PyTorch's CPU, time beside torch.jit.load (fp32, TF32 off)"
+$py "$root/tests/gpu/torch_gpu_bench.py" make-seq "$work"
+for m in lstm_seq encoder_seq; do
+  "$J" run "$work/$m.pt" --inputs "$work/${m}_in.pt" --device cuda -o "$work/${m}_cuda.pt" || echo "$m: jitctl run --device cuda failed"
+  $py -c "import sys, torch; g = torch.load(sys.argv[1]); w = torch.load(sys.argv[2]); print(f'{sys.argv[3]}: max abs diff from PyTorch (CPU) {float((g - w).abs().max()):.3g}, allclose(rtol=1e-3, atol=1e-4) {torch.allclose(g, w, rtol=1e-3, atol=1e-4)}')" "$work/${m}_cuda.pt" "$work/${m}_out.pt" "$m"
+  for g in "" "--no-graphs"; do
+    timeout 120 "$J" bench "$work/$m.pt" --inputs "$work/${m}_in.pt" --device cuda $g --warmup 50 --iters 200 --rounds 3 --format json > "$out/json/jitctl_$m$g.json" || echo "jitctl bench failed: $m $g"
+    $py -c "import json,sys; j=json.load(open(sys.argv[1])); print(f\"jitctl {sys.argv[2]:12s} {sys.argv[3] or 'graph':11s}: p50 {j['p50_ms']:.3f} ms  ({j['graph']}; host ops: {', '.join(j['host_ops']) or 'none'})\")" "$out/json/jitctl_$m$g.json" "$m" "$g"
+  done
+  $py "$root/tests/gpu/torch_gpu_bench.py" time-seq "$work/$m.pt" "$work/${m}_in.pt" | tee -a "$out/torch_seq.jsonl"
+done
+
 section "where the time goes: ResNet-18 batch 1 fp32, op by op with a sync after each (JITCTL_PROFILE), cuDNN's measurements (JITCTL_CUDA_VERBOSE)"
 JITCTL_CUDA_VERBOSE=1 JITCTL_PROFILE=shapes timeout 120 "$J" bench "$work/resnet18_opt.pt" --input-spec 'float32[1,3,224,224]' --device cuda --no-graphs --warmup 5 --iters 100 --rounds 1 > "$out/profile_b1.txt" 2>&1
 grep -E "cuDNN conv|engines:|split-K:" "$out/profile_b1.txt" | head -n 60

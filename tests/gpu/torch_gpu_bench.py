@@ -8,6 +8,11 @@ returns, inputs resident on the GPU (what `jitctl bench --device cuda` times).
   make:  torch_gpu_bench.py make DIR      writes DIR/resnet18_traced.pt (torchvision, random weights)
   time:  torch_gpu_bench.py time MODEL [--iters N]  -> one JSON line per batch (1, 32), math
          (fp32, TF32) and mode (eager, graph)
+  make-seq: torch_gpu_bench.py make-seq DIR  writes a 2-layer bidirectional LSTM (scripted) and a
+         4-layer nn.TransformerEncoder (traced without grad, so on its fast path,
+         aten::_transformer_encoder_layer_fwd), each with an input and PyTorch's CPU output
+  time-seq: torch_gpu_bench.py time-seq MODEL INPUT [--iters N]  -> one JSON line (fp32, eager
+         and graph)
 """
 import argparse
 import json
@@ -38,6 +43,67 @@ def make(dir_):
         torch.jit.trace(small.cuda(), xs.cuda()).save(f"{dir_}/cuda_saved.pt")
     torch.save((xs,), f"{dir_}/cuda_saved_in.pt")
     torch.save(want, f"{dir_}/cuda_saved_out.pt")
+
+
+class LstmOut(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(128, 256, num_layers=2, bidirectional=True, batch_first=True)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return y
+
+
+def make_seq(dir_):
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True)
+    # The LSTM scripted: traced, its zero initial state is a CPU constant, which PyTorch cannot
+    # run on the GPU.
+    models = {
+        "lstm_seq": (LstmOut().eval(), torch.randn(8, 32, 128), torch.jit.script),
+        "encoder_seq": (torch.nn.TransformerEncoder(layer, 4, enable_nested_tensor=False).eval(), torch.randn(8, 64, 256), None),
+    }
+    for name, (m, x, script) in models.items():
+        with torch.no_grad():
+            t = script(m) if script else torch.jit.trace(m, x)
+            t.save(f"{dir_}/{name}.pt")
+            torch.save((x,), f"{dir_}/{name}_in.pt")
+            torch.save(m(x), f"{dir_}/{name}_out.pt")
+
+
+def time_seq(args):
+    set_tf32(False)
+    m = torch.jit.load(args.model, map_location="cuda").eval()
+    x = torch.load(args.input)[0].cuda()
+    for graph in (False, True):
+        with torch.no_grad():
+            for _ in range(50):
+                m(x)
+            torch.cuda.synchronize()
+            call = lambda: m(x)
+            if graph:
+                s = torch.cuda.Stream()
+                s.wait_stream(torch.cuda.current_stream())
+                with torch.cuda.stream(s):
+                    for _ in range(3):
+                        m(x)
+                torch.cuda.current_stream().wait_stream(s)
+                g = torch.cuda.CUDAGraph()
+                try:
+                    with torch.cuda.graph(g):
+                        m(x)
+                except Exception as e:  # noqa: BLE001 - a model torch cannot capture: say so
+                    print(json.dumps({"model": args.model, "graph": True, "error": str(e).splitlines()[0]}), flush=True)
+                    continue
+                call = g.replay
+            ms = []
+            for _ in range(args.iters):
+                t0 = time.perf_counter()
+                call()
+                torch.cuda.synchronize()
+                ms.append((time.perf_counter() - t0) * 1000)
+        print(json.dumps({"model": args.model, "graph": graph, "p50_ms": statistics.median(ms), "min_ms": min(ms)}), flush=True)
 
 
 def set_tf32(tf32):
@@ -104,9 +170,19 @@ def main():
     tm = sub.add_parser("time")
     tm.add_argument("model")
     tm.add_argument("--iters", type=int, default=300)
+    ms = sub.add_parser("make-seq")
+    ms.add_argument("dir")
+    ts = sub.add_parser("time-seq")
+    ts.add_argument("model")
+    ts.add_argument("input")
+    ts.add_argument("--iters", type=int, default=200)
     a = ap.parse_args()
     if a.cmd == "make":
         make(a.dir)
+    elif a.cmd == "make-seq":
+        make_seq(a.dir)
+    elif a.cmd == "time-seq":
+        time_seq(a)
     else:
         time_model(a)
 
