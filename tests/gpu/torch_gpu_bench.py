@@ -72,37 +72,51 @@ def make_seq(dir_):
             torch.save(m(x), f"{dir_}/{name}_out.pt")
 
 
+def captured(m, x):
+    """m(x) recorded as a CUDA graph after a few calls on a side stream (what CUDA graphs need);
+    returns the graph's replay."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            m(x)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        m(x)
+    return g.replay
+
+
+def timed_calls(m, x, warmup, graph, iters):
+    """Milliseconds of `iters` calls of m(x) (or its captured graph), each until the GPU is done,
+    after `warmup` calls."""
+    with torch.no_grad():
+        for _ in range(warmup):  # the GPU raises its clocks
+            m(x)
+        torch.cuda.synchronize()
+        call = captured(m, x) if graph else (lambda: m(x))
+        for _ in range(5):
+            call()
+        torch.cuda.synchronize()
+        ms = []
+        for _ in range(iters):
+            t0 = time.perf_counter()
+            call()
+            torch.cuda.synchronize()
+            ms.append((time.perf_counter() - t0) * 1000)
+    return ms
+
+
 def time_seq(args):
     set_tf32(False)
     m = torch.jit.load(args.model, map_location="cuda").eval()
     x = torch.load(args.input)[0].cuda()
     for graph in (False, True):
-        with torch.no_grad():
-            for _ in range(50):
-                m(x)
-            torch.cuda.synchronize()
-            call = lambda: m(x)
-            if graph:
-                s = torch.cuda.Stream()
-                s.wait_stream(torch.cuda.current_stream())
-                with torch.cuda.stream(s):
-                    for _ in range(3):
-                        m(x)
-                torch.cuda.current_stream().wait_stream(s)
-                g = torch.cuda.CUDAGraph()
-                try:
-                    with torch.cuda.graph(g):
-                        m(x)
-                except Exception as e:  # noqa: BLE001 - a model torch cannot capture: say so
-                    print(json.dumps({"model": args.model, "graph": True, "error": str(e).splitlines()[0]}), flush=True)
-                    continue
-                call = g.replay
-            ms = []
-            for _ in range(args.iters):
-                t0 = time.perf_counter()
-                call()
-                torch.cuda.synchronize()
-                ms.append((time.perf_counter() - t0) * 1000)
+        try:
+            ms = timed_calls(m, x, 50, graph, args.iters)
+        except Exception as e:  # noqa: BLE001 - a model torch cannot capture: say so
+            print(json.dumps({"model": args.model, "graph": graph, "error": str(e).splitlines()[0]}), flush=True)
+            continue
         print(json.dumps({"model": args.model, "graph": graph, "p50_ms": statistics.median(ms), "min_ms": min(ms)}), flush=True)
 
 
@@ -122,31 +136,7 @@ def time_one(m, cpu_model, batch, tf32, graph, iters):
     with torch.no_grad():
         # How far the GPU's output is from the CPU's: about 1e-6 relative in fp32, 1e-3 with TF32.
         diff = float((m(x).cpu() - cpu_model(x.cpu())).abs().max())
-    with torch.no_grad():
-        for _ in range(200):  # as jitctl's --warmup 200: the GPU raises its clocks
-            m(x)
-        torch.cuda.synchronize()
-        call = lambda: m(x)
-        if graph:
-            s = torch.cuda.Stream()
-            s.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(s):
-                for _ in range(3):
-                    m(x)
-            torch.cuda.current_stream().wait_stream(s)
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g):
-                m(x)
-            call = g.replay
-            for _ in range(5):
-                call()
-            torch.cuda.synchronize()
-        ms = []
-        for _ in range(iters):
-            t0 = time.perf_counter()
-            call()
-            torch.cuda.synchronize()
-            ms.append((time.perf_counter() - t0) * 1000)
+    ms = timed_calls(m, x, 200, graph, iters)  # 200 warm-up calls, as jitctl's --warmup 200
     p50 = statistics.median(ms)
     print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(), "batch": batch, "tf32": tf32,
                       "graph": graph, "p50_ms": p50, "min_ms": min(ms), "items_per_s": batch * 1000 / p50,
