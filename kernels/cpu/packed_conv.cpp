@@ -89,6 +89,12 @@ bool own_pointwise_enabled() {
   return on;
 }
 
+// JITCTL_GROUPED=0 keeps grouped convolutions on oneDNN (to compare with GroupedConv).
+bool own_grouped_enabled() {
+  static const bool on = !switched_off("JITCTL_GROUPED");
+  return on;
+}
+
 bool winograd_suits(const ConvParams& p) {
   if (!winograd_enabled() || cpu_features().isa != Isa::Avx512) return false;
   if (p.spatial_dims != 2 || p.groups != 1 || p.kh != 3 || p.kw != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1) return false;
@@ -159,6 +165,8 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
   if (DepthwiseConv::suits(weight_, args_, epilogue_)) depthwise_ = std::make_unique<const DepthwiseConv>(weight_, bias_, epilogue_);
   if (own_pointwise_enabled() && PointwiseConv::suits(weight_, args_, epilogue_))
     pointwise_ = std::make_unique<const PointwiseConv>(weight_, bias_, epilogue_);
+  if (own_grouped_enabled() && GroupedConv::suits(weight_, args_, epilogue_))
+    grouped_ = std::make_unique<const GroupedConv>(weight_, bias_, args_, epilogue_);
 }
 
 PackedConv::~PackedConv() = default;
@@ -404,6 +412,11 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (pointwise_ && two_d && channels_last_out && pointwise_->takes(input, residual)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     pointwise_->run(input, residual, out);
+    return out;
+  }
+  if (grouped_ && two_d && channels_last_out && grouped_->takes(input, residual, p)) {
+    Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+    grouped_->run(input, residual, p, out);
     return out;
   }
   if (depthwise_ && two_d && channels_last_out && depthwise_->takes(input)) {

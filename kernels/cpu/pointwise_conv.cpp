@@ -8,6 +8,7 @@
 
 #include <omp.h>
 
+#include "kernels/cpu/avx512_vectors.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/isa_dispatch.h"
@@ -21,7 +22,7 @@ namespace {
 
 using Kind = PostOp::Kind;
 
-constexpr int kLanes = 16;    // AVX-512 floats per vector
+using avx512::kLanes;
 constexpr int kMaxGroup = 4;  // output vectors per register tile
 // Pixels per chunk at most (the input's rows for them stay in L2 while every group of outputs
 // reads them).
@@ -41,24 +42,10 @@ struct Job {
 
 #ifdef JITCTL_TARGET_AVX512
 
-// The helpers below pass vector types in a file compiled for the baseline ISA; all are always
-// inlined into group_avx512, so no call with the vector ABI GCC warns about exists. They carry the
-// AVX-512 target themselves: compiled for the baseline, GCC built splat's uniform vector from
-// sixteen masked inserts (the portable build ran MNASNet 5x slower).
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-#define PW_INLINE JITCTL_TARGET_AVX512 JITCTL_ALWAYS_INLINE
-
-typedef float vf __attribute__((vector_size(64)));
-
-PW_INLINE vf load(const float* p) {
-  vf v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// A uniform vector from one float: GCC folds it into the multiply-add as a broadcast memory operand.
-PW_INLINE vf splat(float s) { return reinterpret_cast<vf>(_mm512_set1_ps(s)); }
+using avx512::load;
+using avx512::splat;
+using avx512::vf;
+#define PW_INLINE JITCTL_AVX512_INLINE
 
 // Pixels p..p+R (only `rows` of them when Tail) x the NB output vectors at cols: w is the group's
 // packed weights [C][NB][16], bias its [NB][16].
@@ -95,7 +82,7 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
       vf v = acc[r][b];
       if constexpr (Add) v += load(j.res + at + cols[b]);
       v = activate<M>(v, lo, hi);
-      std::memcpy(j.y + at + cols[b], &v, sizeof v);
+      avx512::store(j.y + at + cols[b], v);
     }
   }
 }
@@ -141,19 +128,8 @@ JITCTL_TARGET_AVX512 void group_avx512(const Job& j, Mode m, int nb, const float
 
 #endif  // JITCTL_TARGET_AVX512
 
-bool activation_of(const PostOp& op, Mode& m) {
-  m = vec_activation_of(op);
-  return m != Mode::Row;
-}
-
 // The in-register form of an epilogue, or false when it has none.
-bool plan_of(const Epilogue& e, Mode& m, bool& add) {
-  m = Mode::None;
-  add = !e.empty() && e[0].kind == Kind::Add;
-  const size_t rest = add ? 1 : 0;
-  if (e.size() == rest) return true;
-  return e.size() == rest + 1 && activation_of(e[rest], m);
-}
+bool plan_of(const Epilogue& e, Mode& m, bool& add) { return vec_epilogue_of(e, m, add); }
 
 }  // namespace
 

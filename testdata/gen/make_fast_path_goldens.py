@@ -296,6 +296,23 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=pg) if any(p[0] == "add" for p in post) else None
             name = f"pw{pi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [1, 1], [0, 0], [1, 1], 1, res), tuple(post), apply(base, post, res))
+    # Grouped 3x3 layers for GroupedConv (4 or 8 channels a group, channels-last, AVX-512): widths
+    # off its 8- and 6-pixel row tiles, stride 1 and 2, a batch of two, no bias, and a NaN kept by
+    # the activation.
+    gg = torch.Generator().manual_seed(7)  # its own stream: the families after this one keep theirs
+    gcs = [((1, 32, 13, 11), 4, 1, True, None), ((2, 64, 9, 17), 8, 1, True, None), ((1, 32, 15, 14), 4, 2, True, None),
+           ((1, 48, 12, 13), 8, 2, False, None), ((1, 32, 10, 10), 4, 1, True, (0, 5, 3, 4))]
+    for gi, (xs, per, stride, with_bias, nan_at) in enumerate(gcs):
+        for post in [[]] + chains[:3] + chains[4:5] if gi == 0 else chains[:2] if nan_at is None else chains[:1] + chains[2:3]:
+            ch = xs[1]
+            x, w = torch.randn(*xs, generator=gg), torch.randn(ch, per, 3, 3, generator=gg) / math.sqrt(9 * per)
+            b = torch.randn(ch, generator=gg) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b, stride, 1, 1, ch // per)
+            res = torch.randn(*base.shape, generator=gg) if any(p[0] == "add" for p in post) else None
+            name = f"gc{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)

@@ -173,10 +173,11 @@ bool switched_on(const char* name) {
 }
 bool winograd_allowed() { return switched_on("JITCTL_WINOGRAD"); }
 bool pointwise_allowed() { return switched_on("JITCTL_POINTWISE"); }
+bool grouped_allowed() { return switched_on("JITCTL_GROUPED"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
-  int winograd_cases = 0, pointwise_cases = 0;
+  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -192,13 +193,22 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       a.groups = in[6].to_int();
       const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[7]);
       REQUIRE(cpu::PackedConv::supports(in[1].to_tensor(), tensor_or_none(in[2]), a));
-      // oneDNN's fused ReLU/clamp map NaN to 0 (PyTorch keeps it): only DepthwiseConv and
-      // PointwiseConv, on channels-last input, are held to the NaN ("nan" cases).
+      // oneDNN's fused ReLU/clamp map NaN to 0 (PyTorch keeps it): only DepthwiseConv,
+      // PointwiseConv and GroupedConv, on channels-last input, are held to the NaN ("nan" cases).
       const bool nan_case = name.find("nan") != std::string::npos;
       cpu::PackedConv conv(in[1].to_tensor(), tensor_or_none(in[2]), a, e);
       const bool pointwise = pointwise_allowed() && cpu::PointwiseConv::suits(in[1].to_tensor(), a, e) &&
                              cpu::PointwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e)
                                  .takes(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res);
+      const Tensor x_cl = channels_last_copy(x), res_cl = res.defined() ? channels_last_copy(res) : res;
+      const bool grouped = grouped_allowed() && cpu::GroupedConv::suits(in[1].to_tensor(), a, e) &&
+                           cpu::GroupedConv(in[1].to_tensor(), tensor_or_none(in[2]), a, e)
+                               .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d"));
+      // The "gc" cases exist for GroupedConv (AVX-512 only): they must reach it.
+      if (name.rfind("gc", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) {
+        CHECK(grouped);
+        ++grouped_cases;
+      }
       // The "pw" cases exist for PointwiseConv (AVX-512 only): they must reach it.
       if (name.rfind("pw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) {
         CHECK(pointwise);
@@ -209,7 +219,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         const Tensor plain = conv.run(x, res, false);
         CHECK(plain.is_contiguous());
         check_close(plain, want, name + " (NCHW)");
-      } else if (!pointwise && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
+      } else if (!pointwise && !grouped && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
                                 !cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(channels_last_copy(x)))) {
         continue;
       }
@@ -232,6 +242,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   }
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && winograd_allowed()) CHECK(winograd_cases >= 10);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
+  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(grouped_cases >= 10);
 }
 
 TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and checks shapes as PyTorch") {
