@@ -141,9 +141,7 @@ bool all_equal(const std::vector<int64_t>& v, int64_t x) {
   return !v.empty();
 }
 
-bool dense_channels_last(const Tensor& t) {
-  return t.dim() == 4 && t.dtype() == DType::Float32 && t.storage_offset() >= 0 && t.strides() == channels_last_strides(t.sizes());
-}
+bool dense_channels_last(const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); }
 
 }  // namespace
 

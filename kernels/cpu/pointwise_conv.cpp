@@ -180,9 +180,7 @@ PointwiseConv::PointwiseConv(const Tensor& weight, const Tensor& bias, Epilogue 
 }
 
 bool PointwiseConv::takes(const Tensor& input, const Tensor& residual) const {
-  auto dense_cl = [](const Tensor& t) {
-    return t.dim() == 4 && t.dtype() == DType::Float32 && t.storage_offset() >= 0 && t.strides() == channels_last_strides(t.sizes());
-  };
+  auto dense_cl = [](const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); };
   if (!dense_cl(input) || input.sizes()[1] != c_) return false;
   if (!has_residual(epilogue_)) return true;
   const auto& s = input.sizes();
