@@ -5,8 +5,10 @@
 // Algorithm choice: the first call of a configuration (shapes, stride, padding, dilation, groups,
 // TF32 or not, device, pointer alignment) measures every algorithm with
 // cudnnFindConvolutionForwardAlgorithmEx and keeps the fastest that fits the workspace cap and
-// keeps fp32 arithmetic when TF32 is off; the plan (descriptors and algorithm) is cached for the
-// process, so later calls, graph captures included, only look it up. The Ex form measures with our
+// keeps fp32 arithmetic when TF32 is off, then cuDNN's engine configurations and jitctl's split-K
+// kernel (conv_splitk_launch.h) are timed on the same buffers, and the fastest of the three kept;
+// the plan (descriptors and choice) is cached for the process, so later calls, graph captures
+// included, only look it up. The Ex form measures with our
 // buffers and our workspace, so cuDNN allocates no memory of its own behind the caching allocator.
 #include "kernels/cuda/conv.h"
 
@@ -257,8 +259,8 @@ void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, 
     }
     std::fputs(fmt::format("jitctl: cuDNN conv n{} c{} {}x{} -> oc{} k{}x{} s{} g{}:{}\n", p.n, p.c, p.h, p.w, p.oc, p.kh, p.kw, p.sh, p.groups, line).c_str(), stderr);
   }
-  // Sorted fastest first.
-  float legacy_us = 0;
+  // Sorted fastest first. cudnn_us: the time of what cuDNN would run (legacy or engine).
+  float cudnn_us = 0;
   for (int i = 0; i < returned; ++i) {
     const cudnnConvolutionFwdAlgoPerf_t& r = perf[static_cast<size_t>(i)];
     if (r.status != CUDNN_STATUS_SUCCESS || r.memory > ws_bytes) continue;
@@ -269,7 +271,7 @@ void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, 
     plan.algo = r.algo;
     plan.workspace_bytes = r.memory;
     plan.supported = true;
-    legacy_us = r.time * 1000;
+    cudnn_us = r.time * 1000;
     break;
   }
   plan.n = p.n;
@@ -288,12 +290,12 @@ void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, 
     const double epilogue_us = 2.0 + 3 * out_bytes / 2.5e6;
     if (verbose)
       std::fputs(fmt::format("jitctl:   engines: {}; legacy {:.1f}us\n", engine ? fmt::format("best {:.1f}us + epilogue ~{:.1f}us", engine_us, epilogue_us) : std::string("none"),
-                             legacy_us).c_str(),
+                             cudnn_us).c_str(),
                  stderr);
-    if (engine && (!plan.supported || engine_us + epilogue_us < legacy_us)) {
+    if (engine && (!plan.supported || engine_us + epilogue_us < cudnn_us)) {
       plan.engine = std::move(engine);
       plan.supported = true;
-      legacy_us = engine_us + static_cast<float>(epilogue_us);
+      cudnn_us = engine_us + static_cast<float>(epilogue_us);
     }
   }
   // jitctl's own kernel, unless cuDNN is faster. JITCTL_CUDA_CONV=splitk takes it whenever it
@@ -307,7 +309,7 @@ void choose_algorithm(ConvPlan& plan, const cpu::ConvParams& p, bool tf32_math, 
     if (verbose)
       std::fputs(fmt::format("jitctl:   split-K: {}\n", k ? fmt::format("{} slices of {}, {:.1f}us", splitk_slices(s, k), k, splitk_us) : std::string("none")).c_str(),
                  stderr);
-    if (k && (forced == "splitk" || !plan.supported || splitk_us < legacy_us)) {
+    if (k && (forced == "splitk" || !plan.supported || splitk_us < cudnn_us)) {
       plan.engine.reset();
       plan.splitk_k = k;
       plan.splitk_shape = s;
