@@ -60,13 +60,13 @@ void k_sdpa(Stack& s) {
   std::vector<int64_t> q_sizes = shape.batch;
   q_sizes.push_back(shape.L);
   q_sizes.push_back(shape.E);
-  const Tensor scores = contiguous(call_tensor_op("aten::matmul", {expand_to(on_device(q), q_sizes), transposed_view(kk)}));
+  const Tensor scores = contiguous(call_tensor_op("aten::matmul", {cpu::expand_to(on_device(q), q_sizes), transposed_view(kk)}));
   Tensor mask;
   std::vector<int64_t> score_sizes = shape.batch;
   score_sizes.push_back(shape.L);
   score_sizes.push_back(shape.S);
   if (scores.sizes() != score_sizes) throw NotOnDevice(fmt::format("{}: scores of shape {}, expected {}", op, shape_string(scores.sizes()), shape_string(score_sizes)));
-  if (shape.mask.defined()) mask = contiguous(expand_to(on_device(shape.mask), score_sizes));
+  if (shape.mask.defined()) mask = contiguous(cpu::expand_to(on_device(shape.mask), score_sizes));
   const bool float_mask = mask.defined() && mask.dtype() == DType::Float32;
   launch_masked_softmax(ptr<float>(scores), numel_of(score_sizes) / shape.S, shape.S, shape.L, static_cast<float>(shape.scale), shape.causal,
                         float_mask ? SoftmaxMask::Additive : SoftmaxMask::KeepNonzero, mask.defined() ? address(mask) : nullptr, float_mask,

@@ -29,18 +29,6 @@ inline IValue int_list(std::vector<int64_t> v) {
   return IValue(std::move(l));
 }
 
-// `t` read as `sizes`: dims aligned from the right, a dim of size 1 (or a missing leading one)
-// repeated with stride 0. The caller has checked that the shapes broadcast.
-inline Tensor expand_to(const Tensor& t, const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> strides(sizes.size(), 0);
-  const auto td = static_cast<int64_t>(t.dim()), nd = static_cast<int64_t>(sizes.size());
-  for (int64_t i = 0; i < td; ++i) {
-    const int64_t d = nd - td + i;
-    strides[static_cast<size_t>(d)] = t.sizes()[static_cast<size_t>(i)] == 1 ? 0 : t.strides()[static_cast<size_t>(i)];
-  }
-  return cpu::make_view(t, sizes, strides, t.storage_offset());
-}
-
 // The last two dims swapped (a view).
 inline Tensor transposed_view(const Tensor& t) {
   std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
