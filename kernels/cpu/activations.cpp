@@ -14,10 +14,12 @@ namespace jitctl::cpu {
 namespace {
 
 // exp(x) for x <= 0 (NaN aside, which callers handle): vexp without its overflow and subnormal
-// cases. Below -87 it returns about 1e-38 instead of the tiny exact value, which every caller
-// adds to 1 or multiplies by a bounded factor.
+// cases. Below about -87.7 it returns exactly 0 (the clamp at -88 makes 2^n's exponent field 0),
+// so exp(-inf) = 0 without a select; between that and the smallest normal float it returns about
+// 1e-38 instead of the tiny exact value, which every caller adds to 1 or multiplies by a bounded
+// factor.
 JITCTL_ALWAYS_INLINE float exp_nonpositive(float x) {
-  const float xc = x < -87.0f ? -87.0f : x;
+  const float xc = x < -88.0f ? -88.0f : x;
   const float t = xc * 1.44269504088896341f + 12582912.0f;  // 1.5 * 2^23: rounds to an integer
   const float fx = t - 12582912.0f;
   int32_t n;
@@ -106,7 +108,7 @@ JITCTL_ALWAYS_INLINE void softmax_body(float* x, int64_t n) {
   float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
   for (int64_t i = 0; i < n; ++i) {
-    const float y = x[i] == -std::numeric_limits<float>::infinity() ? 0.0f : exp_nonpositive(x[i] - mx);
+    const float y = exp_nonpositive(x[i] - mx);  // 0 for x = -inf (masked out)
     x[i] = y;
     sum += y;
   }

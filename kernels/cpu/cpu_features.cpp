@@ -191,4 +191,9 @@ double peak_gflops(int threads) {
   return std::clamp(threads, 1, f.cores) * f.flops_per_cycle * measured_ghz();
 }
 
+bool switched_off(const char* name) {
+  const char* e = std::getenv(name);
+  return e && std::string_view(e) == "0";
+}
+
 }  // namespace jitctl::cpu

@@ -33,6 +33,10 @@ const char* isa_name(Isa isa);  // "generic", "avx2", "avx512"
 // About 20 ms the first time, cached afterwards.
 double measured_ghz();
 
+// Whether the environment variable `name` is "0": the switches (JITCTL_WINOGRAD, JITCTL_POINTWISE,
+// ...) that turn one of jitctl's kernel choices off, for comparisons.
+bool switched_off(const char* name);
+
 // fp32 peak of `threads` cores (at most the ones this process may use) at the measured clock, in
 // GFLOP/s.
 double peak_gflops(int threads);

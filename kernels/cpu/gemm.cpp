@@ -1,7 +1,8 @@
-// Matrix products: float32 on oneDNN's sgemm, float64 on OpenBLAS's dgemm (oneDNN has none), both
-// with kernels chosen for the CPU at run time. Products too small to amortize a BLAS call (its
+// Matrix products: float32 on oneDNN's sgemm (OpenBLAS's on AVX2), float64 on OpenBLAS's dgemm
+// (oneDNN has none), both with kernels chosen for the CPU at run time. Products too small to amortize a BLAS call (its
 // argument checks and packing cost about a microsecond) run as plain loops.
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 
 #include <cblas.h>
@@ -53,12 +54,17 @@ void small_gemm(const MatRef<T>& a, const MatRef<T>& b, T* c, int64_t ldc, T alp
   }
 }
 
-// float32: oneDNN's sgemm, at least as fast as OpenBLAS's on every shape measured here, and much
-// faster at 2 threads (README's dependency table).
+// float32 on AVX-512: oneDNN's sgemm, at least as fast as OpenBLAS's on every shape measured
+// here, and much faster at 2 threads. On AVX2, products of 2^24 multiply-adds and more go to
+// OpenBLAS, whose Haswell kernel reached 251 GFLOP/s on 1024x1024 at 2 threads where oneDNN's
+// reached 235; smaller ones (the attention heads' 128x128x32) stay on oneDNN, about 1% faster
+// there end to end (README's dependency table).
 void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, float alpha, const float* a, blasint lda,
                const float* b, blasint ldb, float beta, float* c, blasint ldc) {
   dnnl_engine();  // applies JITCTL_ISA's cap before oneDNN's first use
   const SmallWorkOnOneThread small(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
+  if (cpu_features().isa == Isa::Avx2 && static_cast<double>(m) * n * k >= 0x1p24)
+    return cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 void blas_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, blasint m, blasint n, blasint k, double alpha, const double* a, blasint lda,

@@ -1,7 +1,6 @@
 #include "kernels/cpu/gemv.h"
 
 #include <algorithm>
-#include <vector>
 
 #include "kernels/cpu/activations.h"
 #include "kernels/cpu/isa_dispatch.h"
@@ -42,6 +41,45 @@ JITCTL_ALWAYS_INLINE void gemv_rows_body(const float* __restrict w, const float*
 }
 JITCTL_ISA_CLONES(void, gemv_rows, (const float* w, const float* x, int64_t k, int64_t j0, int64_t j1, float* y), (w, x, k, j0, j1, y))
 
+// y[0:n] = epilogue(acc + bias), through v (n floats), so acc may be y itself. Vectorized for the
+// ISA in use: the GEMMs call it for every row of every column group.
+JITCTL_ALWAYS_INLINE void finish_slice_body(const float* acc, const float* bias, const Epilogue& e, int64_t n, float* y, float* v) {
+  using K = PostOp::Kind;
+  if (bias)
+    for (int64_t j = 0; j < n; ++j) v[j] = acc[j] + bias[j];
+  else
+    std::copy(acc, acc + n, v);
+  for (const PostOp& p : e) {
+    switch (p.kind) {
+      case K::Add:
+        for (int64_t j = 0; j < n; ++j) v[j] += y[j];
+        break;
+      case K::Relu:  // NaN stays NaN, as torch.relu
+        for (int64_t j = 0; j < n; ++j) v[j] = v[j] < 0 ? 0.0f : v[j];
+        break;
+      case K::LeakyRelu:
+        for (int64_t j = 0; j < n; ++j) v[j] = v[j] > 0 ? v[j] : p.a * v[j];
+        break;
+      case K::Clamp:
+        for (int64_t j = 0; j < n; ++j) v[j] = v[j] < p.a ? p.a : v[j] > p.b ? p.b : v[j];
+        break;
+      case K::Hardswish:
+        for (int64_t j = 0; j < n; ++j) v[j] = v[j] * std::min(std::max(v[j] + 3.0f, 0.0f), 6.0f) / 6.0f;
+        break;
+      case K::Hardsigmoid:
+        for (int64_t j = 0; j < n; ++j) v[j] = std::min(std::max(v[j] + 3.0f, 0.0f), 6.0f) / 6.0f;
+        break;
+      case K::Silu: activation_f32(Activation::Silu, v, v, n); break;
+      case K::Sigmoid: activation_f32(Activation::Sigmoid, v, v, n); break;
+      case K::Tanh: activation_f32(Activation::Tanh, v, v, n); break;
+      case K::GeluErf: activation_f32(Activation::GeluErf, v, v, n); break;
+      case K::GeluTanh: activation_f32(Activation::GeluTanh, v, v, n); break;
+    }
+  }
+  std::copy(v, v + n, y);
+}
+JITCTL_ISA_CLONES(void, finish_slice, (const float* acc, const float* bias, const Epilogue& e, int64_t n, float* y, float* v), (acc, bias, e, n, y, v))
+
 }  // namespace
 
 void gemv_f32(const float* w, const float* x, int64_t n, int64_t k, float* y) {
@@ -49,38 +87,13 @@ void gemv_f32(const float* w, const float* x, int64_t n, int64_t k, float* y) {
 }
 
 void finish_row_f32(const float* acc, const float* bias, const Epilogue& e, int64_t n, float* y) {
-  using K = PostOp::Kind;
-  std::vector<float> v(acc, acc + n);
-  if (bias)
-    for (int64_t j = 0; j < n; ++j) v[j] += bias[j];
-  for (const PostOp& p : e) {
-    switch (p.kind) {
-      case K::Add:
-        for (int64_t j = 0; j < n; ++j) v[j] += y[j];
-        break;
-      case K::Relu:  // NaN stays NaN, as torch.relu
-        for (auto& x : v) x = x < 0 ? 0.0f : x;
-        break;
-      case K::LeakyRelu:
-        for (auto& x : v) x = x > 0 ? x : p.a * x;
-        break;
-      case K::Clamp:
-        for (auto& x : v) x = x < p.a ? p.a : x > p.b ? p.b : x;
-        break;
-      case K::Hardswish:
-        for (auto& x : v) x = x * std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-        break;
-      case K::Hardsigmoid:
-        for (auto& x : v) x = std::min(std::max(x + 3.0f, 0.0f), 6.0f) / 6.0f;
-        break;
-      case K::Silu: activation_f32(Activation::Silu, v.data(), v.data(), n); break;
-      case K::Sigmoid: activation_f32(Activation::Sigmoid, v.data(), v.data(), n); break;
-      case K::Tanh: activation_f32(Activation::Tanh, v.data(), v.data(), n); break;
-      case K::GeluErf: activation_f32(Activation::GeluErf, v.data(), v.data(), n); break;
-      case K::GeluTanh: activation_f32(Activation::GeluTanh, v.data(), v.data(), n); break;
-    }
+  // A slice at a time on the stack: the GEMMs call this once per row and column group.
+  constexpr int64_t kSlice = 256;
+  float v[kSlice];
+  for (int64_t j0 = 0; j0 < n; j0 += kSlice) {
+    const int64_t m = std::min(kSlice, n - j0);
+    finish_slice(acc + j0, bias ? bias + j0 : nullptr, e, m, y + j0, v);
   }
-  std::copy(v.begin(), v.end(), y);
 }
 
 }  // namespace jitctl::cpu

@@ -72,12 +72,6 @@ bool dense_nhwc(const dnnl::memory::desc& d) {
 constexpr int64_t kWinogradMinSide = 20;
 constexpr double kWinogradMinFlops = 2e7;
 
-// Whether the environment variable `name` is "0" (a switch that turns a kernel choice off).
-bool switched_off(const char* name) {
-  const char* e = std::getenv(name);
-  return e && std::string_view(e) == "0";
-}
-
 bool winograd_enabled() {
   static const bool on = !switched_off("JITCTL_WINOGRAD");
   return on;

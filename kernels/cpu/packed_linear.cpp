@@ -38,6 +38,8 @@ PackedLinear::PackedLinear(Tensor weight, Tensor bias, Epilogue epilogue)
     : weight_(contiguous(weight)), bias_(bias.defined() ? contiguous(bias) : Tensor()), epilogue_(std::move(epilogue)) {
   n_ = weight_.sizes()[0];
   k_ = weight_.sizes()[1];
+  if (Avx2PackedWeight::preferred())
+    avx2_ = std::make_unique<const Avx2PackedWeight>(static_cast<const float*>(weight_.data()), n_, k_);
 }
 
 PackedLinear::~PackedLinear() = default;
@@ -125,6 +127,13 @@ void PackedLinear::run_rows(const float* x, int64_t rows, int64_t ld, float* out
     return;
   }
   const SmallWorkOnOneThread small(2.0 * static_cast<double>(rows) * static_cast<double>(k_) * static_cast<double>(n_));
+  if (avx2_) {
+    const float* bias = bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr;
+    avx2_->multiply(x, rows, ld, [&](int64_t r, int64_t c0, int64_t c1, const float* acc) {
+      finish_row_f32(acc, bias ? bias + c0 : nullptr, epilogue_, c1 - c0, out + r * ldo + c0);
+    });
+    return;
+  }
   const auto prim_ref = primitive_for(rows, ld, ldo);
   const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();

@@ -1,7 +1,7 @@
 #pragma once
 // A float32 linear (input · weightᵀ + bias) with its weight packed once into the layout oneDNN's
-// matrix-multiply kernel for this CPU reads, and a fused epilogue (GELU, ReLU, ..., residual add)
-// applied while the output is written.
+// matrix-multiply kernel for this CPU reads (on AVX2 machines: jitctl's own, avx2_gemm.h), and a
+// fused epilogue (GELU, ReLU, ..., residual add) applied while the output is written.
 //
 // Built by the runtime's lowering for an aten::linear (or matmul/addmm with a constant right
 // operand) whose weight is a constant; the attention kernels can hold one per projection. Safe to
@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/cpu/avx2_gemm.h"
 #include "kernels/cpu/epilogue.h"
 #include "lib/core/tensor.h"
 
@@ -43,6 +44,7 @@ class PackedLinear {
   Tensor weight_, bias_;
   int64_t n_ = 0, k_ = 0;
   Epilogue epilogue_;
+  std::unique_ptr<const Avx2PackedWeight> avx2_;  // set where that kernel is preferred
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };

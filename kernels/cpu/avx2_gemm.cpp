@@ -1,0 +1,165 @@
+#include "kernels/cpu/avx2_gemm.h"
+
+#include <algorithm>
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/isa_dispatch.h"
+#include "kernels/cpu/scratch.h"
+#include "kernels/parallel.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define JITCTL_HAVE_AVX2_GEMM 1
+#endif
+
+namespace jitctl::cpu {
+namespace {
+
+constexpr int64_t kMr = 6;    // rows of the register tile
+constexpr int64_t kNr = 16;   // columns of the register tile: two ymm
+constexpr int64_t kKc = 128;  // K slice: one panel's slice (16 KB) stays in L1 across the row blocks
+constexpr int64_t kPanelsPerGroup = 8;  // 128 columns finished together, while still in cache
+constexpr int64_t kGroup = kNr * kPanelsPerGroup;
+constexpr int64_t kMaxChunkRows = 192;  // rows per unit of work: its A slice (192 KB) stays in L2
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+#ifdef JITCTL_HAVE_AVX2_GEMM
+
+// c[0:MR, 0:16] (+)= a · b over kc: a packed [kc][6], b packed [kc][16], c rows ldc apart. While
+// it runs, it prefetches `pf_lines` lines of `pf` (a part of the next panel slice, which would
+// otherwise come from memory while the first row block waits on it).
+template <int MR>
+JITCTL_TARGET_AVX2 void tile(const float* __restrict a, const float* __restrict b, int64_t kc, float* __restrict c, int64_t ldc, bool accumulate,
+                             const float* pf, int64_t pf_lines) {
+  __m256 lo[MR], hi[MR];
+#pragma GCC unroll 6
+  for (int i = 0; i < MR; ++i) {
+    lo[i] = accumulate ? _mm256_loadu_ps(c + i * ldc) : _mm256_setzero_ps();
+    hi[i] = accumulate ? _mm256_loadu_ps(c + i * ldc + 8) : _mm256_setzero_ps();
+  }
+  const auto step = [&](int64_t k) JITCTL_TARGET_AVX2 {
+    const __m256 b0 = _mm256_loadu_ps(b + k * kNr), b1 = _mm256_loadu_ps(b + k * kNr + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(a + k * kMr + i);
+      lo[i] = _mm256_fmadd_ps(ai, b0, lo[i]);
+      hi[i] = _mm256_fmadd_ps(ai, b1, hi[i]);
+    }
+  };
+  const int64_t with_pf = std::min(kc, pf_lines);
+  for (int64_t k = 0; k < with_pf; ++k) {
+    _mm_prefetch(reinterpret_cast<const char*>(pf + k * kNr), _MM_HINT_T0);
+    step(k);
+  }
+#pragma GCC unroll 2
+  for (int64_t k = with_pf; k < kc; ++k) step(k);
+#pragma GCC unroll 6
+  for (int i = 0; i < MR; ++i) {
+    _mm256_storeu_ps(c + i * ldc, lo[i]);
+    _mm256_storeu_ps(c + i * ldc + 8, hi[i]);
+  }
+}
+
+void tile_rows(int64_t mr, const float* a, const float* b, int64_t kc, float* c, int64_t ldc, bool accumulate, const float* pf, int64_t pf_lines) {
+  switch (mr) {
+    case 6: return tile<6>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 5: return tile<5>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 4: return tile<4>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 3: return tile<3>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 2: return tile<2>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    default: return tile<1>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+  }
+}
+
+#endif
+
+}  // namespace
+
+Avx2PackedWeight::Avx2PackedWeight(const float* w, int64_t n, int64_t k) : n_(n), k_(k) {
+  const int64_t panels = ceil_div(n, kNr);
+  const size_t floats = static_cast<size_t>(panels * k * kNr);
+  panels_.reset(static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64})));
+  std::fill(panels_.get(), panels_.get() + floats, 0.0f);
+  for (int64_t p = 0; p < panels; ++p) {
+    float* dst = panels_.get() + p * k * kNr;
+    for (int64_t j = p * kNr; j < std::min(n, (p + 1) * kNr); ++j) {
+      const float* row = w + j * k;
+      for (int64_t i = 0; i < k; ++i) dst[i * kNr + (j - p * kNr)] = row[i];
+    }
+  }
+}
+
+bool Avx2PackedWeight::preferred() {
+#ifdef JITCTL_HAVE_AVX2_GEMM
+  static const bool on = !switched_off("JITCTL_AVX2_GEMM");
+  return on && cpu_features().isa == Isa::Avx2;
+#else
+  return false;
+#endif
+}
+
+void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const Finish& finish) const {
+#ifdef JITCTL_HAVE_AVX2_GEMM
+  if (rows <= 0) return;
+  // x packed by K slice, then row block: [k0 / kKc][row block][kc][6]. The tile's six broadcasts
+  // per k read one line, and a row chunk's part of a slice, which every panel of the group reads
+  // again from L2, is one sequential stream.
+  const int64_t blocks = ceil_div(rows, kMr);
+  auto* packed = static_cast<float*>(scratch_buffer(ScratchSlot::Linear, static_cast<size_t>(blocks * k_ * kMr) * sizeof(float)));
+  const auto packed_at = [&](int64_t blk, int64_t k0) { return packed + (k0 * blocks + blk * std::min(kKc, k_ - k0)) * kMr; };
+  parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, k_ * kMr)), [&](int64_t b0, int64_t b1) {
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t mr = std::min(kMr, rows - blk * kMr);
+      for (int64_t k0 = 0; k0 < k_; k0 += kKc) {
+        const int64_t kc = std::min(kKc, k_ - k0);
+        float* dst = packed_at(blk, k0);
+        for (int64_t i = 0; i < mr; ++i) {
+          const float* src = x + (blk * kMr + i) * ld + k0;
+          for (int64_t kk = 0; kk < kc; ++kk) dst[kk * kMr + i] = src[kk];
+        }
+        for (int64_t i = mr; i < kMr; ++i)
+          for (int64_t kk = 0; kk < kc; ++kk) dst[kk * kMr + i] = 0.0f;
+      }
+    }
+  });
+
+  // Units of work: (column group, row chunk). With fewer groups than threads, the rows are cut
+  // into more chunks so that every thread has work.
+  const int64_t groups = ceil_div(n_, kGroup);
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int64_t want_chunks = std::max<int64_t>(ceil_div(rows, kMaxChunkRows), ceil_div(threads, groups));
+  const int64_t chunk_rows = std::max<int64_t>(kMr, ceil_div(ceil_div(rows, want_chunks), kMr) * kMr);
+  const int64_t chunks = ceil_div(rows, chunk_rows);
+  parallel_for(0, groups * chunks, 1, [&](int64_t u0, int64_t u1) {
+    auto* acc = static_cast<float*>(scratch_buffer(ScratchSlot::GemmTile, static_cast<size_t>(chunk_rows * kGroup) * sizeof(float)));
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t g = u / chunks, ch = u % chunks;
+      const int64_t r0 = ch * chunk_rows, r1 = std::min(rows, r0 + chunk_rows);
+      const int64_t p0 = g * kPanelsPerGroup, p1 = std::min(ceil_div(n_, kNr), p0 + kPanelsPerGroup);
+      for (int64_t k0 = 0; k0 < k_; k0 += kKc) {
+        const int64_t kc = std::min(kKc, k_ - k0);
+        for (int64_t p = p0; p < p1; ++p) {
+          const float* b = panels_.get() + (p * k_ + k0) * kNr;
+          // The slice after this one: the next panel's, or the group's first at the next k0.
+          const int64_t np = p + 1 < p1 ? p + 1 : p0, nk0 = p + 1 < p1 ? k0 : k0 + kKc;
+          const float* next = nk0 < k_ ? panels_.get() + (np * k_ + nk0) * kNr : nullptr;
+          const int64_t next_lines = next ? std::min(kKc, k_ - nk0) : 0;  // one 64-byte line per k
+          const int64_t tiles = ceil_div(r1 - r0, kMr), per_tile = ceil_div(next_lines, tiles);
+          for (int64_t r = r0, t = 0; r < r1; r += kMr, ++t) {
+            const int64_t pf0 = std::min(next_lines, t * per_tile);
+            tile_rows(std::min(kMr, r1 - r), packed_at(r / kMr, k0), b, kc, acc + (r - r0) * kGroup + (p - p0) * kNr, kGroup, k0 > 0,
+                      next ? next + pf0 * kNr : nullptr, std::min(per_tile, next_lines - pf0));
+          }
+        }
+      }
+      const int64_t c0 = g * kGroup, c1 = std::min(n_, c0 + kGroup);
+      for (int64_t r = r0; r < r1; ++r) finish(r, c0, c1, acc + (r - r0) * kGroup);
+    }
+  });
+#else
+  (void)x, (void)rows, (void)ld, (void)finish;
+#endif
+}
+
+}  // namespace jitctl::cpu
