@@ -204,8 +204,8 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       const bool grouped = grouped_allowed() && cpu::GroupedConv::suits(in[1].to_tensor(), a, e) &&
                            cpu::GroupedConv(in[1].to_tensor(), tensor_or_none(in[2]), a, e)
                                .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d"));
-      // The "gc" cases exist for GroupedConv (AVX-512 only): they must reach it.
-      if (name.rfind("gc", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) {
+      // The "gc" cases exist for GroupedConv (AVX-512 and AVX2): they must reach it.
+      if (name.rfind("gc", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) {
         CHECK(grouped);
         ++grouped_cases;
       }
@@ -242,7 +242,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   }
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && winograd_allowed()) CHECK(winograd_cases >= 10);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
-  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(grouped_cases >= 10);
+  if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
 }
 
 TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and checks shapes as PyTorch") {
