@@ -89,6 +89,12 @@ bool own_grouped_enabled() {
   return on;
 }
 
+// JITCTL_IM2COL=0 keeps small-image convolutions on oneDNN (to compare with Im2colConv).
+bool own_im2col_enabled() {
+  static const bool on = !switched_off("JITCTL_IM2COL");
+  return on;
+}
+
 bool winograd_suits(const ConvParams& p) {
   if (!winograd_enabled() || cpu_features().isa != Isa::Avx512) return false;
   if (p.spatial_dims != 2 || p.groups != 1 || p.kh != 3 || p.kw != 3 || p.sh != 1 || p.sw != 1 || p.dh != 1 || p.dw != 1) return false;
@@ -161,6 +167,8 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     pointwise_ = std::make_unique<const PointwiseConv>(weight_, bias_, epilogue_);
   if (own_grouped_enabled() && GroupedConv::suits(weight_, args_, epilogue_))
     grouped_ = std::make_unique<const GroupedConv>(weight_, bias_, args_, epilogue_);
+  else if (own_im2col_enabled() && !pointwise_ && !depthwise_ && Im2colConv::suits(weight_, args_))
+    im2col_ = std::make_unique<const Im2colConv>(weight_, bias_, epilogue_);
 }
 
 PackedConv::~PackedConv() = default;
@@ -411,6 +419,11 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (grouped_ && two_d && channels_last_out && grouped_->takes(input, residual, p)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     grouped_->run(input, residual, p, out);
+    return out;
+  }
+  if (im2col_ && two_d && channels_last_out && im2col_->takes(input, residual, p)) {
+    Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+    im2col_->run(input, residual, p, out);
     return out;
   }
   if (depthwise_ && two_d && channels_last_out && depthwise_->takes(input)) {

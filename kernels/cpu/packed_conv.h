@@ -19,6 +19,7 @@
 #include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/epilogue.h"
 #include "kernels/cpu/grouped_conv.h"
+#include "kernels/cpu/im2col_conv.h"
 #include "kernels/cpu/pointwise_conv.h"
 #include "lib/core/tensor.h"
 
@@ -67,8 +68,10 @@ class PackedConv {
   std::unique_ptr<const DepthwiseConv> depthwise_;
   // 1x1 stride-1 layers on channels-last activations run on PointwiseConv (AVX-512).
   std::unique_ptr<const PointwiseConv> pointwise_;
-  // Grouped 3x3 layers of 4 or 8 channels a group run on GroupedConv (AVX-512).
+  // Grouped 3x3 layers of 4 or 8 channels a group run on GroupedConv (AVX-512, AVX2).
   std::unique_ptr<const GroupedConv> grouped_;
+  // On AVX2, layers with few output pixels run as one GEMM on Im2colConv.
+  std::unique_ptr<const Im2colConv> im2col_;
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };

@@ -1,0 +1,41 @@
+#pragma once
+// A float32 2-D convolution on small images as one GEMM over the gathered input patches
+// (im2col), on AVX2 machines: rows are the output pixels, columns the (ky, kx, input channel)
+// taps, and the weight [OC, IC, KH, KW], reordered once to [OC][KH][KW][IC], is a PackedLinear's
+// (avx2_gemm.h there). Channels-last in and out, so the GEMM's [pixels, OC] result is the output.
+//
+// Why: oneDNN's AVX2 direct kernels run ResNet-18's 512-channel 7x7 layers at 107 GFLOP/s of the
+// core's 137 (each weight meets only 49 pixels; 9.4 MB of weights come from memory per call); the
+// packed GEMM, which prefetches the next weight slice while it works, at 122.
+#include <cstdint>
+#include <memory>
+
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/epilogue.h"
+#include "kernels/cpu/packed_linear.h"
+#include "lib/core/tensor.h"
+
+namespace jitctl::cpu {
+
+class Im2colConv {
+ public:
+  // Whether this kernel may take the convolution: float32 4-D weight, one group, not transposed,
+  // on a machine where avx2_gemm is the packed GEMM.
+  static bool suits(const Tensor& weight, const ConvArgs& args);
+
+  Im2colConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue);
+
+  // Whether run() takes this call: a dense channels-last 4-D input with few output pixels (where
+  // it beats oneDNN), and, when the epilogue adds one, a dense channels-last residual.
+  bool takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const;
+
+  // out: dense channels-last [N, OC, OH, OW], not aliasing input or residual.
+  void run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const;
+
+ private:
+  int64_t oc_, ic_, kh_, kw_;
+  bool add_;
+  std::unique_ptr<const PackedLinear> gemm_;  // weight [OC, KH*KW*IC]
+};
+
+}  // namespace jitctl::cpu
