@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
-#include "kernels/cpu/avx2_gemm.h"
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/scratch.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/parallel.h"
@@ -28,16 +29,27 @@ bool Im2colConv::suits(const Tensor& weight, const ConvArgs& args) {
 }
 
 Im2colConv::Im2colConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue)
-    : oc_(weight.sizes()[0]), ic_(weight.sizes()[1]), kh_(weight.sizes()[2]), kw_(weight.sizes()[3]), add_(has_residual(epilogue)) {
-  const Tensor wc = contiguous(weight);
-  const float* w = static_cast<const float*>(wc.data());
-  const int64_t k = kh_ * kw_ * ic_;
-  Tensor w2 = Tensor::empty(DType::Float32, {oc_, k});
-  float* d = static_cast<float*>(w2.mutable_data());
-  for (int64_t o = 0; o < oc_; ++o)
-    for (int64_t c = 0; c < ic_; ++c)
-      for (int64_t t = 0; t < kh_ * kw_; ++t) d[o * k + t * ic_ + c] = w[(o * ic_ + c) * kh_ * kw_ + t];
-  gemm_ = std::make_unique<const PackedLinear>(w2, bias, std::move(epilogue));
+    : weight_(weight),
+      bias_(bias.defined() ? contiguous(bias) : Tensor()),
+      epilogue_(std::move(epilogue)),
+      oc_(weight.sizes()[0]),
+      ic_(weight.sizes()[1]),
+      kh_(weight.sizes()[2]),
+      kw_(weight.sizes()[3]),
+      add_(has_residual(epilogue_)) {}
+
+const Avx2PackedWeight& Im2colConv::packed() const {
+  std::call_once(packed_once_, [&] {
+    const Tensor wc = contiguous(weight_);
+    const float* w = static_cast<const float*>(wc.data());
+    const int64_t k = kh_ * kw_ * ic_;
+    std::vector<float> w2(static_cast<size_t>(oc_ * k));  // [OC][KH][KW][IC], freed once packed
+    for (int64_t o = 0; o < oc_; ++o)
+      for (int64_t c = 0; c < ic_; ++c)
+        for (int64_t t = 0; t < kh_ * kw_; ++t) w2[o * k + t * ic_ + c] = w[(o * ic_ + c) * kh_ * kw_ + t];
+    packed_ = std::make_unique<const Avx2PackedWeight>(w2.data(), oc_, k);
+  });
+  return *packed_;
 }
 
 bool Im2colConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
@@ -67,9 +79,14 @@ void Im2colConv::run(const Tensor& input, const Tensor& residual, const ConvPara
     }
   });
   float* y = static_cast<float*>(out.mutable_data());
-  // The epilogue's Add reads the residual from the output, as PackedLinear's contract has it.
-  if (add_) std::memcpy(y, residual.data(), out.nbytes());
-  gemm_->run_rows(cols, rows, k, y, oc_);
+  const float* bias = bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr;
+  const SmallWorkOnOneThread small(2.0 * static_cast<double>(rows) * static_cast<double>(k) * static_cast<double>(oc_));
+  packed().multiply(cols, rows, k, [&](int64_t r, int64_t c0, int64_t c1, const float* acc) {
+    float* yr = y + r * oc_ + c0;
+    // finish_row_f32's Add reads the residual from the output it writes.
+    if (add_) std::memcpy(yr, static_cast<const float*>(residual.data()) + r * oc_ + c0, static_cast<size_t>(c1 - c0) * sizeof(float));
+    finish_row_f32(acc, bias ? bias + c0 : nullptr, epilogue_, c1 - c0, yr);
+  });
 }
 
 }  // namespace jitctl::cpu

@@ -1,18 +1,19 @@
 #pragma once
 // A float32 2-D convolution on small images as one GEMM over the gathered input patches
 // (im2col), on AVX2 machines: rows are the output pixels, columns the (ky, kx, input channel)
-// taps, and the weight [OC, IC, KH, KW], reordered once to [OC][KH][KW][IC], is a PackedLinear's
-// (avx2_gemm.h there). Channels-last in and out, so the GEMM's [pixels, OC] result is the output.
+// taps, and the weight [OC, IC, KH, KW], read in that order, is packed once for avx2_gemm.h.
+// Channels-last in and out, so the GEMM's [pixels, OC] result is the output.
 //
 // Why: oneDNN's AVX2 direct kernels run ResNet-18's 512-channel 7x7 layers at 107 GFLOP/s of the
 // core's 137 (each weight meets only 49 pixels; 9.4 MB of weights come from memory per call); the
 // packed GEMM, which prefetches the next weight slice while it works, at 122.
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/epilogue.h"
-#include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/avx2_gemm.h"
 #include "lib/core/tensor.h"
 
 namespace jitctl::cpu {
@@ -33,9 +34,16 @@ class Im2colConv {
   void run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const;
 
  private:
+  const Avx2PackedWeight& packed() const;
+
+  Tensor weight_, bias_;
+  Epilogue epilogue_;
   int64_t oc_, ic_, kh_, kw_;
   bool add_;
-  std::unique_ptr<const PackedLinear> gemm_;  // weight [OC, KH*KW*IC]
+  // Weight [OC, KH*KW*IC], packed on the first call this kernel takes: most layers of a model
+  // never do (their images are larger), and a packed copy would add to their weights' memory.
+  mutable std::once_flag packed_once_;
+  mutable std::unique_ptr<const Avx2PackedWeight> packed_;
 };
 
 }  // namespace jitctl::cpu
