@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/cpu/avx2_vectors.h"
-#include "kernels/cpu/avx512_vectors.h"
+#include "kernels/cpu/simd_vectors.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/tensor_util.h"

@@ -8,7 +8,7 @@
 
 #include <omp.h>
 
-#include "kernels/cpu/avx512_vectors.h"
+#include "kernels/cpu/simd_vectors.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/isa_dispatch.h"
