@@ -17,10 +17,12 @@ namespace {
 
 constexpr int64_t kMr = 6;    // rows of the register tile
 constexpr int64_t kNr = 16;   // columns of the register tile: two ymm
-constexpr int64_t kKc = 128;  // K slice: one panel's slice (16 KB) stays in L1 across the row blocks
+// K slice: one panel's slice (8 KB) stays in L1 across the row blocks. 128 against 256: 4.7 against
+// 5.0 ms on the MLP's 64x1024 -> 4096 layer (AVX2, one thread); 64 and 192 no better.
+constexpr int64_t kKc = 128;
 constexpr int64_t kPanelsPerGroup = 8;  // 128 columns finished together, while still in cache
 constexpr int64_t kGroup = kNr * kPanelsPerGroup;
-constexpr int64_t kMaxChunkRows = 192;  // rows per unit of work: its A slice (192 KB) stays in L2
+constexpr int64_t kMaxChunkRows = 192;  // rows per unit of work: its part of an A slice (96 KB) stays in L2
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
