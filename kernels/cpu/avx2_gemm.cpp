@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/scratch.h"
 #include "kernels/parallel.h"
@@ -101,7 +102,8 @@ bool Avx2PackedWeight::preferred() {
 #endif
 }
 
-void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const Finish& finish) const {
+void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const float* bias, const Epilogue& epilogue, float* out,
+                                int64_t ldo) const {
 #ifdef JITCTL_HAVE_AVX2_GEMM
   if (rows <= 0) return;
   // x packed by K slice, then row block: [k0 / kKc][row block][kc][6]. The tile's six broadcasts
@@ -156,11 +158,11 @@ void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const 
         }
       }
       const int64_t c0 = g * kGroup, c1 = std::min(n_, c0 + kGroup);
-      for (int64_t r = r0; r < r1; ++r) finish(r, c0, c1, acc + (r - r0) * kGroup);
+      for (int64_t r = r0; r < r1; ++r) finish_row_f32(acc + (r - r0) * kGroup, bias ? bias + c0 : nullptr, epilogue, c1 - c0, out + r * ldo + c0);
     }
   });
 #else
-  (void)x, (void)rows, (void)ld, (void)finish;
+  (void)x, (void)rows, (void)ld, (void)bias, (void)epilogue, (void)out, (void)ldo;
 #endif
 }
 

@@ -8,9 +8,10 @@
 // 128x256 -> 1024. This kernel packs W once into 16-column panels and runs a 6x16 register tile
 // (12 accumulators) over K in L1-sized slices.
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <new>
+
+#include "kernels/cpu/epilogue.h"
 
 namespace jitctl::cpu {
 
@@ -19,16 +20,11 @@ class Avx2PackedWeight {
   // w [n, k] row-major (nn.Linear's weight).
   Avx2PackedWeight(const float* w, int64_t n, int64_t k);
 
-  int64_t n() const { return n_; }
-  int64_t k() const { return k_; }
-
-  // Finishes output columns [c0, c1) of row r: `acc` holds the product for them (acc[j - c0]).
-  using Finish = std::function<void(int64_t r, int64_t c0, int64_t c1, const float* acc)>;
-
-  // For r < rows: the product x[r, 0:k] · Wᵀ, handed to `finish` a column group at a time (rows
-  // `ld` floats apart). Splits the columns (and, with few columns, the rows) over the OpenMP team;
-  // finish is called from its threads, each (r, column) exactly once.
-  void multiply(const float* x, int64_t rows, int64_t ld, const Finish& finish) const;
+  // out[r, 0:n] = epilogue(x[r, 0:k] · Wᵀ + bias) for r < rows, x rows `ld` floats apart, out rows
+  // `ldo` apart, bias null or n floats; with an Add in the epilogue, out holds the residual on
+  // entry (PackedLinear's contract). Splits the columns (and, with few columns, the rows) over the
+  // OpenMP team; each column group is finished (finish_row_f32) while it is still in cache.
+  void multiply(const float* x, int64_t rows, int64_t ld, const float* bias, const Epilogue& epilogue, float* out, int64_t ldo) const;
 
   // Whether this kernel is the one to use on this machine: its ISA is AVX2, not AVX-512 (where
   // oneDNN's brgemm takes packed weights), and JITCTL_AVX2_GEMM is not 0.

@@ -1,6 +1,7 @@
-// Matrix products: float32 on oneDNN's sgemm (OpenBLAS's on AVX2), float64 on OpenBLAS's dgemm
-// (oneDNN has none), both with kernels chosen for the CPU at run time. Products too small to amortize a BLAS call (its
-// argument checks and packing cost about a microsecond) run as plain loops.
+// Matrix products: float32 on oneDNN's sgemm (OpenBLAS's for large ones on AVX2), float64 on
+// OpenBLAS's dgemm (oneDNN has none), both with kernels chosen for the CPU at run time. Products
+// too small to amortize a BLAS call (its argument checks and packing cost about a microsecond)
+// run as plain loops.
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"

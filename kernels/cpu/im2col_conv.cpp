@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "kernels/cpu/dnnl_util.h"
-#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/scratch.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/parallel.h"
@@ -79,14 +78,10 @@ void Im2colConv::run(const Tensor& input, const Tensor& residual, const ConvPara
     }
   });
   float* y = static_cast<float*>(out.mutable_data());
-  const float* bias = bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr;
+  // The epilogue's Add reads the residual from the output, as multiply's contract has it.
+  if (add_) std::memcpy(y, residual.data(), out.nbytes());
   const SmallWorkOnOneThread small(2.0 * static_cast<double>(rows) * static_cast<double>(k) * static_cast<double>(oc_));
-  packed().multiply(cols, rows, k, [&](int64_t r, int64_t c0, int64_t c1, const float* acc) {
-    float* yr = y + r * oc_ + c0;
-    // finish_row_f32's Add reads the residual from the output it writes.
-    if (add_) std::memcpy(yr, static_cast<const float*>(residual.data()) + r * oc_ + c0, static_cast<size_t>(c1 - c0) * sizeof(float));
-    finish_row_f32(acc, bias ? bias + c0 : nullptr, epilogue_, c1 - c0, yr);
-  });
+  packed().multiply(cols, rows, k, bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr, epilogue_, y, oc_);
 }
 
 }  // namespace jitctl::cpu

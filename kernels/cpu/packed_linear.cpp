@@ -127,13 +127,7 @@ void PackedLinear::run_rows(const float* x, int64_t rows, int64_t ld, float* out
     return;
   }
   const SmallWorkOnOneThread small(2.0 * static_cast<double>(rows) * static_cast<double>(k_) * static_cast<double>(n_));
-  if (avx2_) {
-    const float* bias = bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr;
-    avx2_->multiply(x, rows, ld, [&](int64_t r, int64_t c0, int64_t c1, const float* acc) {
-      finish_row_f32(acc, bias ? bias + c0 : nullptr, epilogue_, c1 - c0, out + r * ldo + c0);
-    });
-    return;
-  }
+  if (avx2_) return avx2_->multiply(x, rows, ld, bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr, epilogue_, out, ldo);
   const auto prim_ref = primitive_for(rows, ld, ldo);
   const Primitive& plan = *prim_ref;
   const auto& eng = dnnl_engine();
