@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <string_view>
 
 #include "kernels/cpu/cpu_features.h"
 #include "lib/core/error.h"
@@ -32,6 +33,11 @@ const dnnl::engine& dnnl_engine() {
 dnnl::stream& dnnl_stream() {
   thread_local dnnl::stream s(dnnl_engine());
   return s;
+}
+
+bool is_reference_impl(const char* impl_info) {
+  // "ref:any", "ref_fused:...", "gemm:ref" and the like; no JIT kernel's name contains "ref".
+  return std::string_view(impl_info).find("ref") != std::string_view::npos;
 }
 
 dnnl::post_ops dnnl_post_ops(const Epilogue& e) {

@@ -22,6 +22,15 @@ dnnl::stream& dnnl_stream();
 // The post-op chain of `e`; Add becomes a sum post-op (the residual is in dst beforehand).
 dnnl::post_ops dnnl_post_ops(const Epilogue& e);
 
+// Whether oneDNN answered with one of its reference implementations (plain C loops, `ref:any`):
+// what it picks when no JIT kernel takes the problem, often for a post-op chain the ISA's kernel
+// lacks (AVX2's direct convolution takes a sum only before the activations, not after a swish).
+// Those run 50-150x slower than the JIT kernels (an EfficientNetV2 layer: 204 ms against 1.7);
+// PackedConv then asks again without post-ops and applies the epilogue itself. (No linear's
+// chain has met a reference matmul here: brgemm on AVX-512, gemm:jit on SSE4.1, and AVX2's
+// linears run on avx2_gemm.)
+bool is_reference_impl(const char* impl_info);
+
 // Strides of an NCHW-sized tensor stored channels-last (NHWC), as PyTorch's
 // torch.channels_last: [H*W*C, 1, W*C, C].
 std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes);

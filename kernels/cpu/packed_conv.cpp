@@ -40,6 +40,10 @@ struct PackedConv::Primitive {
   // Winograd primitives read and write oneDNN's blocked layout (nChw16c): the input is converted
   // into it, the residual too, and the result back out, each by a reorder built here.
   bool blocked = false;
+  // oneDNN had only a reference implementation with the epilogue's post-ops (dnnl_util.h,
+  // is_reference_impl) and runs without them into scratch; jitctl then applies the whole
+  // epilogue over the result.
+  bool epilogue_after = false;
   dnnl::memory::desc blk_src, blk_dst;
   dnnl::reorder nhwc_to_blk_src, nchw_to_blk_src, blk_to_nhwc_dst, blk_to_nchw_dst, nhwc_to_blk_dst, nchw_to_blk_dst;
 };
@@ -202,7 +206,18 @@ std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const Con
   plan->w = p.w;
   plan->threads = threads;
   if (winograd_suits(p)) plan->blocked = winograd_primitive(p, bias_.defined(), attr, plan->pd);
-  if (!plan->blocked && !jit_dw_primitive(p, desc, attr, plan->pd)) plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+  if (!plan->blocked && !jit_dw_primitive(p, desc, attr, plan->pd)) {
+    plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
+    if (!dnnl_epilogue_.empty() && is_reference_impl(plan->pd.impl_info_str())) {
+      dnnl::primitive_attr plain;
+      plain.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      dnnl::convolution_forward::primitive_desc bare(desc, plain, eng);
+      if (!is_reference_impl(bare.impl_info_str())) {
+        plan->pd = bare;
+        plan->epilogue_after = true;
+      }
+    }
+  }
   plan->prim = dnnl::convolution_forward(plan->pd);
   // Weights: reuse a packing another plan already made in the same layout.
   for (const auto& pl : primitives_)
@@ -349,9 +364,21 @@ void PackedConv::execute(const Primitive& plan, const dnnl::memory& src, const d
   auto& stream = dnnl_stream();
   const auto pad_desc = plan.pd.scratchpad_desc();
   dnnl::memory pad(pad_desc, dnnl_engine(), scratch_buffer(ScratchSlot::Primitive, pad_desc.get_size()));
-  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, pad}};
+  // Without post-ops the kernel writes into scratch, and the epilogue goes from there into dst
+  // (which holds the residual when there is one: finish_row_f32 adds what its output holds).
+  const dnnl::memory out = plan.epilogue_after ? dnnl::memory(dst.get_desc(), dnnl_engine(), scratch_buffer(ScratchSlot::ConvAcc, dst.get_desc().get_size()))
+                                               : dst;
+  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, out}, {DNNL_ARG_SCRATCHPAD, pad}};
   if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
   plan.prim.execute(stream, io);
+  if (plan.epilogue_after) {
+    stream.wait();
+    const float* a = static_cast<const float*>(out.get_data_handle());
+    float* d = static_cast<float*>(dst.get_data_handle());
+    parallel_for(0, static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)), kGrainSize,
+                 [&](int64_t b, int64_t e) { finish_row_f32(a + b, nullptr, epilogue_, e - b, d + b); });
+    return;
+  }
   if (silu_after_) {
     stream.wait();
     float* d = static_cast<float*>(dst.get_data_handle());

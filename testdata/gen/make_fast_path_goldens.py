@@ -313,6 +313,21 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=gg) if any(p[0] == "add" for p in post) else None
             name = f"gc{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
+    # An activation, then the residual (an EfficientNetV2 fused-MBConv block's SiLU before its
+    # skip connection) on images past Im2colConv's 64 pixels: AVX2's direct kernel in oneDNN 2.6
+    # takes a sum post-op only first, so these run without post-ops and jitctl applies the
+    # epilogue after the kernel (packed_conv.cpp, epilogue_after); a batch of two, no bias.
+    ag = torch.Generator().manual_seed(8)  # its own stream: the families after this one keep theirs
+    acts = [((1, 24, 12, 12), 24, 1, True), ((2, 16, 9, 11), 40, 2, False)]
+    for ai, (xs, oc, stride, with_bias) in enumerate(acts):
+        for post in ([("silu", 0, 0), ("add", 0, 0)], [("hardswish", 0, 0), ("add", 0, 0)], [("gelu", 0, 0), ("add", 0, 0)],
+                     [("silu", 0, 0), ("add", 0, 0), ("relu", 0, 0)]) if ai == 0 else ([("silu", 0, 0), ("add", 0, 0)],):
+            x, w = torch.randn(*xs, generator=ag), torch.randn(oc, xs[1], 3, 3, generator=ag) / math.sqrt(9 * xs[1])
+            b = torch.randn(oc, generator=ag) if with_bias else None
+            base = F.conv2d(x, w, b, stride, 1)
+            res = torch.randn(*base.shape, generator=ag)
+            c[f"act_res{ai}_" + "_".join(p[0] for p in post)] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], 1, res), tuple(post),
+                                                                apply(base, post, res))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)

@@ -13,8 +13,9 @@ check that the speed carries over.
 Weights are random (seeded), never downloaded: speed does not depend on their values, and batch
 norm statistics are made non-trivial so that folding is exercised.
 
-Usage: /usr/bin/python3 tests/bench/make_speed_models.py [--out DIR] [--only a,b] [--extra]
-(--extra adds the "extra" set: seven more torchvision families, for checks on unseen architectures)
+Usage: /usr/bin/python3 tests/bench/make_speed_models.py [--out DIR] [--only a,b] [--extra] [--more]
+(--extra adds the "extra" set: seven more torchvision families, for checks on unseen architectures;
+--more adds eleven others, two of them vision transformers)
 """
 import argparse, json, os, warnings
 
@@ -76,6 +77,20 @@ MODELS = {
     "mnasnet1_0": ("extra", "traced", "torchvision mnasnet1_0, 1x3x224x224", lambda: tv.mnasnet1_0(), image),
     "resnext50_32x4d": ("extra", "traced", "torchvision resnext50_32x4d, 1x3x224x224", lambda: tv.resnext50_32x4d(), image),
     "convnext_tiny": ("extra", "traced", "torchvision convnext_tiny, 1x3x224x224", lambda: tv.convnext_tiny(), image),
+    # --more: a third set, first measured in the tenth session (plain stacks without batch norm,
+    # wide bottlenecks, fused MBConv, a 299x299 inception, and two vision transformers).
+    "alexnet": ("more", "traced", "torchvision alexnet, 1x3x224x224", lambda: tv.alexnet(), image),
+    "vgg11_bn": ("more", "traced", "torchvision vgg11_bn, 1x3x224x224", lambda: tv.vgg11_bn(), image),
+    "resnet34": ("more", "traced", "torchvision resnet34, 1x3x224x224", lambda: tv.resnet34(), image),
+    "wide_resnet50_2": ("more", "traced", "torchvision wide_resnet50_2, 1x3x224x224", lambda: tv.wide_resnet50_2(), image),
+    "mobilenet_v3_small": ("more", "traced", "torchvision mobilenet_v3_small, 1x3x224x224", lambda: tv.mobilenet_v3_small(), image),
+    "shufflenet_v2_x0_5": ("more", "traced", "torchvision shufflenet_v2_x0_5, 1x3x224x224", lambda: tv.shufflenet_v2_x0_5(), image),
+    "regnet_x_400mf": ("more", "traced", "torchvision regnet_x_400mf, 1x3x224x224", lambda: tv.regnet_x_400mf(), image),
+    "efficientnet_v2_s": ("more", "traced", "torchvision efficientnet_v2_s, 1x3x224x224", lambda: tv.efficientnet_v2_s(), image),
+    "inception_v3": ("more", "traced", "torchvision inception_v3 (no aux head), 1x3x299x299",
+                     lambda: tv.inception_v3(aux_logits=False, init_weights=True), lambda: (torch.randn(1, 3, 299, 299),)),
+    "vit_b_16": ("more", "traced", "torchvision vit_b_16, 1x3x224x224", lambda: tv.vit_b_16(), image),
+    "swin_t": ("more", "traced", "torchvision swin_t, 1x3x224x224", lambda: tv.swin_t(), image),
 }
 
 
@@ -84,12 +99,13 @@ def main():
     ap.add_argument("--out", default="/tmp/jitctl-speed")
     ap.add_argument("--only", default="")
     ap.add_argument("--extra", action="store_true", help="also (or, with --only, only) the \"extra\" set")
+    ap.add_argument("--more", action="store_true", help="also (or, with --only, only) the \"more\" set")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     only = set(a.only.split(",")) if a.only else None
     index = []
     for name, (group, kind, desc, build, inputs) in MODELS.items():
-        if (only and name not in only) or (group == "extra" and not a.extra):
+        if (only and name not in only) or (group == "extra" and not a.extra) or (group == "more" and not a.more):
             continue
         torch.manual_seed(0)
         eager = randomize_bn(build()).eval()
