@@ -255,7 +255,8 @@ std::string dims_string(const std::vector<int64_t>& v) {
 
 ConvParams conv_params(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias, ConvArgs a, const char* op) {
   const int64_t wd = weight_arg.dim();
-  if (wd != 3 && wd != 4) throw Unsupported(fmt::format("{}: {}-D weight (conv1d and conv2d only)", op, wd));
+  if (wd != 3 && wd != 4 && wd != 5) throw Unsupported(fmt::format("{}: {}-D weight (conv1d, conv2d and conv3d only)", op, wd));
+  if (wd == 5 && a.transposed) throw Unsupported(fmt::format("{}: transposed 3-D convolution", op));
   const size_t nsp = static_cast<size_t>(wd - 2);
   if (input_arg.dim() != wd)
     throw InvalidInput(fmt::format("Expected {}D (unbatched) or {}D (batched) input to {}, but got input of size: {}", wd - 1, wd, op,
@@ -273,51 +274,61 @@ ConvParams conv_params(const Tensor& input_arg, const Tensor& weight_arg, const 
 
   const auto& is = input_arg.sizes();
   const auto& ws = weight_arg.sizes();
-  // Spatial dims as 2-D: 1-D convolutions get height 1.
-  const int64_t h = nsp == 2 ? is[2] : 1, w = is[wd - 1];
-  const int64_t kh = nsp == 2 ? ws[2] : 1, kw = ws[wd - 1];
-  const int64_t sh = nsp == 2 ? a.stride[0] : 1, sw = a.stride[nsp - 1];
-  const int64_t dh = nsp == 2 ? a.dilation[0] : 1, dw = a.dilation[nsp - 1];
-
-  int64_t ph_before = 0, pw_before = 0, ph_total = 0, pw_total = 0;
+  // Per spatial dim, outermost first: padding before and in all.
+  std::vector<int64_t> before(nsp, 0), total(nsp, 0);
   if (a.padding_mode == "same") {
     for (auto s : a.stride)
       if (s != 1) throw InvalidInput("padding='same' is not supported for strided convolutions");
-    ph_total = dh * (kh - 1);
-    pw_total = dw * (kw - 1);
-    ph_before = ph_total / 2;
-    pw_before = pw_total / 2;
+    for (size_t i = 0; i < nsp; ++i) {
+      total[i] = a.dilation[i] * (ws[2 + i] - 1);
+      before[i] = total[i] / 2;
+    }
   } else if (a.padding_mode == "valid" || a.padding_mode.empty()) {
     if (a.padding_mode.empty()) {
       a.padding = expand_param(a.padding, nsp, op, "padding");
       for (auto v : a.padding)
         if (v < 0) throw InvalidInput("negative padding is not supported");
-      ph_before = nsp == 2 ? a.padding[0] : 0;
-      pw_before = a.padding[nsp - 1];
-      ph_total = 2 * ph_before;
-      pw_total = 2 * pw_before;
+      for (size_t i = 0; i < nsp; ++i) {
+        before[i] = a.padding[i];
+        total[i] = 2 * before[i];
+      }
     }
   } else {
     throw InvalidInput(fmt::format("Invalid padding string: '{}'", a.padding_mode));
   }
 
+  // The geometry's fields: width is the last spatial dim, height the one before (1-D: height 1),
+  // depth the first of three.
   ConvParams p{};
+  const size_t iw = nsp - 1;
   p.n = is[0];
   p.c = is[1];
-  p.h = h;
-  p.w = w;
-  p.kh = kh;
-  p.kw = kw;
-  p.sh = sh;
-  p.sw = sw;
-  p.ph = ph_before;
-  p.pw = pw_before;
-  p.dh = dh;
-  p.dw = dw;
+  p.w = is[2 + iw];
+  p.kw = ws[2 + iw];
+  p.sw = a.stride[iw];
+  p.dw = a.dilation[iw];
+  p.pw = before[iw];
+  p.pw_after = total[iw] - before[iw];
+  p.h = p.kh = p.sh = p.dh = 1;
+  if (nsp >= 2) {
+    const size_t ih = nsp - 2;
+    p.h = is[2 + ih];
+    p.kh = ws[2 + ih];
+    p.sh = a.stride[ih];
+    p.dh = a.dilation[ih];
+    p.ph = before[ih];
+    p.ph_after = total[ih] - before[ih];
+  }
+  if (nsp == 3) {
+    p.d = is[2];
+    p.kd = ws[2];
+    p.sd = a.stride[0];
+    p.dd = a.dilation[0];
+    p.pd = before[0];
+    p.pd_after = total[0] - before[0];
+  }
   p.groups = a.groups;
   p.transposed = a.transposed;
-  p.ph_after = ph_total - ph_before;
-  p.pw_after = pw_total - pw_before;
   p.spatial_dims = nsp;
   std::vector<int64_t> out_sizes{p.n};
   if (!a.transposed) {
@@ -328,18 +339,20 @@ ConvParams conv_params(const Tensor& input_arg, const Tensor& weight_arg, const 
       throw InvalidInput(fmt::format("Given groups={}, weight of size {}, expected input{} to have {} channels, but got {} channels instead", a.groups,
                                      shape_string(ws), shape_string(is), ws[1] * a.groups, p.c));
     p.oc = ws[0];
-    const int64_t eh = h + ph_total - dh * (kh - 1), ew = w + pw_total - dw * (kw - 1);
-    if (eh < 1 || ew < 1) {
-      std::vector<int64_t> padded{h + ph_total, w + pw_total}, kernel{dh * (kh - 1) + 1, dw * (kw - 1) + 1};
-      if (nsp == 1) {
-        padded.erase(padded.begin());
-        kernel.erase(kernel.begin());
-      }
+    std::vector<int64_t> padded(nsp), kernel(nsp), out(nsp);
+    bool fits = true;
+    for (size_t i = 0; i < nsp; ++i) {
+      padded[i] = is[2 + i] + total[i];
+      kernel[i] = a.dilation[i] * (ws[2 + i] - 1) + 1;
+      fits = fits && padded[i] - kernel[i] + 1 >= 1;
+      out[i] = (padded[i] - kernel[i]) / a.stride[i] + 1;
+    }
+    if (!fits)
       throw InvalidInput(fmt::format("Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater than actual input size",
                                      dims_string(padded), dims_string(kernel)));
-    }
-    p.oh = (eh - 1) / sh + 1;
-    p.ow = (ew - 1) / sw + 1;
+    p.ow = out[iw];
+    p.oh = nsp >= 2 ? out[nsp - 2] : 1;
+    if (nsp == 3) p.od = out[0];
   } else {
     if (p.c != ws[0])
       throw InvalidInput(fmt::format("Given transposed=1, weight of size {}, expected input{} to have {} channels, but got {} channels instead",
@@ -347,15 +360,16 @@ ConvParams conv_params(const Tensor& input_arg, const Tensor& weight_arg, const 
     if (p.c % a.groups != 0) throw InvalidInput(fmt::format("Given groups={}, input channels {} are not divisible by groups", a.groups, p.c));
     p.oc = ws[1] * a.groups;
     const int64_t oph = nsp == 2 ? a.output_padding[0] : 0, opw = a.output_padding[nsp - 1];
-    p.oh = (h - 1) * sh - ph_total + dh * (kh - 1) + oph + 1;
-    p.ow = (w - 1) * sw - pw_total + dw * (kw - 1) + opw + 1;
+    p.oh = (p.h - 1) * p.sh - (p.ph + p.ph_after) + p.dh * (p.kh - 1) + oph + 1;
+    p.ow = (p.w - 1) * p.sw - (p.pw + p.pw_after) + p.dw * (p.kw - 1) + opw + 1;
     if (p.oh < 1 || p.ow < 1) throw InvalidInput(fmt::format("{}: output size is too small", op));
   }
   if (bias.defined() && (bias.dim() != 1 || bias.sizes()[0] != p.oc))
     throw InvalidInput(fmt::format("Given weight of size {}, expected bias to be 1-dimensional with {} elements, but got bias of size {} instead",
                                    shape_string(ws), p.oc, shape_string(bias.sizes())));
   out_sizes.push_back(p.oc);
-  if (nsp == 2) out_sizes.push_back(p.oh);
+  if (nsp == 3) out_sizes.push_back(p.od);
+  if (nsp >= 2) out_sizes.push_back(p.oh);
   out_sizes.push_back(p.ow);
   p.out_sizes = std::move(out_sizes);
   return p;
@@ -370,6 +384,10 @@ Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tens
     // keeps a channels-last input's layout, as PyTorch's does.
     const bool cl = input_arg.dim() == 4 && is_channels_last(input_arg) && !input_arg.is_contiguous();
     return PackedConv(weight_arg, bias, a, {}).run(input_arg, Tensor(), cl);
+  }
+  if (p.spatial_dims == 3) {
+    if (input_arg.dtype() == DType::Float32) return Tensor::empty(DType::Float32, p.out_sizes);  // no elements in the input
+    throw Unsupported(fmt::format("{}: 3-D convolution of {} (float32 only)", op, dtype_name(input_arg.dtype())));
   }
   const Tensor input = contiguous(input_arg), weight = contiguous(weight_arg);
   Tensor out = Tensor::empty(input.dtype(), p.out_sizes);
@@ -467,6 +485,8 @@ void register_conv_kernels() {
   register_kernel("aten::conv1d.padding", [](Stack& s) { k_conv(s, 1, "conv1d"); });
   register_kernel("aten::conv2d", [](Stack& s) { k_conv(s, 2, "conv2d"); });
   register_kernel("aten::conv2d.padding", [](Stack& s) { k_conv(s, 2, "conv2d"); });
+  register_kernel("aten::conv3d", [](Stack& s) { k_conv(s, 3, "conv3d"); });
+  register_kernel("aten::conv3d.padding", [](Stack& s) { k_conv(s, 3, "conv3d"); });
   register_kernel("aten::conv_transpose1d", [](Stack& s) { k_conv_transpose(s, 1, "conv_transpose1d"); });
   register_kernel("aten::conv_transpose2d.input", [](Stack& s) { k_conv_transpose(s, 2, "conv_transpose2d"); });
   register_kernel("aten::_convolution", cpu::k_convolution);

@@ -18,7 +18,8 @@ struct ConvArgs {
   int64_t groups = 1;
 };
 
-// 1-D convolutions as 2-D with height 1.
+// 1-D convolutions as 2-D with height 1; 1-D and 2-D ones have depth 1 (the depth fields are
+// read only when spatial_dims is 3).
 struct ConvParams {
   int64_t n, c, h, w;             // input
   int64_t oc, kh, kw;             // output channels, kernel
@@ -28,11 +29,14 @@ struct ConvParams {
   int64_t oh, ow;                 // output size
   int64_t groups;
   bool transposed;
-  size_t spatial_dims;            // 1 or 2
-  std::vector<int64_t> out_sizes;  // [n, oc, (oh,) ow]
+  size_t spatial_dims;            // 1, 2 or 3
+  std::vector<int64_t> out_sizes;  // [n, oc, (od,) (oh,) ow]
+  // Depth (conv3d): input, kernel, stride, padding before and after, dilation, output.
+  int64_t d = 1, kd = 1, sd = 1, pd = 0, pd_after = 0, dd = 1, od = 1;
 };
 
-// Checks a batched input ([N, C, H, W], or [N, C, L] for a 3-D weight), the weight and the bias
+// Checks a batched input ([N, C, H, W], [N, C, L] for a 3-D weight, [N, C, D, H, W] for a 5-D
+// one; transposed convolutions 1-D and 2-D only), the weight and the bias
 // as PyTorch does (its messages), and computes the output geometry. `op` names the op in messages.
 ConvParams conv_params(const Tensor& input, const Tensor& weight, const Tensor& bias, ConvArgs a, const char* op);
 

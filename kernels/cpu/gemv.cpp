@@ -96,4 +96,8 @@ void finish_row_f32(const float* acc, const float* bias, const Epilogue& e, int6
   }
 }
 
+void finish_all_f32(const float* acc, const Epilogue& e, int64_t n, float* y) {
+  parallel_for(0, n, kGrainSize, [&](int64_t b, int64_t end) { finish_row_f32(acc + b, nullptr, e, end - b, y + b); });
+}
+
 }  // namespace jitctl::cpu

@@ -15,4 +15,8 @@ void gemv_f32(const float* w, const float* x, int64_t n, int64_t k, float* y);
 // y held on entry, as the packed kernels' residual contract has it.
 void finish_row_f32(const float* acc, const float* bias, const Epilogue& e, int64_t n, float* y);
 
+// finish_row_f32 without a bias over n elements in all, on the team: an elementwise epilogue (no
+// per-column bias) over a whole output a kernel wrote without it.
+void finish_all_f32(const float* acc, const Epilogue& e, int64_t n, float* y);
+
 }  // namespace jitctl::cpu

@@ -161,6 +161,10 @@ bool jit_dw_primitive(const ConvParams& p, const dnnl::convolution_forward::desc
 
 PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilogue)
     : weight_(contiguous(weight)), bias_(bias.defined() ? contiguous(bias) : Tensor()), args_(std::move(args)), epilogue_(std::move(epilogue)) {
+  if (weight_.dim() == 5) {
+    conv3d_ = std::make_unique<const PackedConv3d>(weight_, bias_, epilogue_);
+    return;
+  }
   dnnl_epilogue_ = epilogue_;
   if (!dnnl_epilogue_.empty() && dnnl_epilogue_.back().kind == PostOp::Kind::Silu && cpu_features().isa != Isa::Generic) {
     dnnl_epilogue_.pop_back();
@@ -178,7 +182,7 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
 PackedConv::~PackedConv() = default;
 
 bool PackedConv::supports(const Tensor& weight, const Tensor& bias, const ConvArgs& args) {
-  if (args.transposed || weight.dtype() != DType::Float32 || (weight.dim() != 3 && weight.dim() != 4)) return false;
+  if (args.transposed || weight.dtype() != DType::Float32 || weight.dim() < 3 || weight.dim() > 5) return false;
   if (bias.defined() && (bias.dtype() != DType::Float32 || bias.dim() != 1)) return false;
   for (auto s : weight.sizes())
     if (s == 0) return false;
@@ -375,8 +379,7 @@ void PackedConv::execute(const Primitive& plan, const dnnl::memory& src, const d
     stream.wait();
     const float* a = static_cast<const float*>(out.get_data_handle());
     float* d = static_cast<float*>(dst.get_data_handle());
-    parallel_for(0, static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)), kGrainSize,
-                 [&](int64_t b, int64_t e) { finish_row_f32(a + b, nullptr, epilogue_, e - b, d + b); });
+    finish_all_f32(a, epilogue_, static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)), d);
     return;
   }
   if (silu_after_) {
@@ -420,6 +423,7 @@ Tensor PackedConv::run_blocked(const Tensor& input, const Tensor& residual, cons
 
 bool PackedConv::runs_winograd(const Tensor& input) const {
   const ConvParams p = conv_params(input, weight_, bias_, args_, "convolution");
+  if (p.spatial_dims == 3) return false;
   return winograd_suits(p) && primitive_for(p)->blocked;
 }
 
@@ -432,6 +436,7 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (add && (!residual.defined() || residual.sizes() != p.out_sizes || residual.dtype() != DType::Float32))
     throw InvalidInput(fmt::format("convolution: the residual added to the output must have size {}, got {}", shape_string(p.out_sizes),
                                    residual.defined() ? shape_string(residual.sizes()) : "None"));
+  if (p.spatial_dims == 3) return conv3d_->run(input, residual, p, channels_last_out);
   if (two_d && p.h == 1 && p.w == 1 && p.oh == 1 && p.ow == 1 && p.kh == 1 && p.kw == 1 && p.groups == 1)
     return run_pointwise_1x1(input, residual, p, channels_last_out);
   const double flops = 2.0 * static_cast<double>(p.n * p.oc * p.oh * p.ow) * static_cast<double>(p.c / p.groups * p.kh * p.kw);

@@ -20,6 +20,7 @@
 #include "kernels/cpu/epilogue.h"
 #include "kernels/cpu/grouped_conv.h"
 #include "kernels/cpu/im2col_conv.h"
+#include "kernels/cpu/packed_conv3d.h"
 #include "kernels/cpu/pointwise_conv.h"
 #include "lib/core/tensor.h"
 
@@ -31,15 +32,16 @@ namespace jitctl::cpu {
 
 class PackedConv {
  public:
-  // weight [OC, IC/groups, KH, KW] (or [OC, IC/groups, K] for conv1d), float32; bias [OC] or
+  // weight [OC, IC/groups, KH, KW] (or [OC, IC/groups, K] for conv1d, [OC, IC/groups, KD, KH, KW]
+  // for conv3d), float32; bias [OC] or
   // undefined. `args` as the conv op's (not transposed).
   PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilogue);
   ~PackedConv();
 
-  // Whether PackedConv implements this convolution (float32, not transposed, 1-D or 2-D).
+  // Whether PackedConv implements this convolution (float32, not transposed, 1-D, 2-D or 3-D).
   static bool supports(const Tensor& weight, const Tensor& bias, const ConvArgs& args);
 
-  // input: batched [N, C, H, W] (or [N, C, L]), any strides. residual: shaped as the output,
+  // input: batched [N, C, H, W] (or [N, C, L], [N, C, D, H, W]), any strides. residual: shaped as the output,
   // required when the epilogue has an Add (any strides). Checks shapes as PyTorch does.
   Tensor run(const Tensor& input, const Tensor& residual, bool channels_last_out) const;
 
@@ -72,6 +74,8 @@ class PackedConv {
   std::unique_ptr<const GroupedConv> grouped_;
   // On AVX2, layers with few output pixels run as one GEMM on Im2colConv.
   std::unique_ptr<const Im2colConv> im2col_;
+  // A 5-D weight: the 3-D convolution, all of it (none of the members above is made).
+  std::unique_ptr<const PackedConv3d> conv3d_;
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };

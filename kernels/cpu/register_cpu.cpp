@@ -14,6 +14,7 @@ void register_cpu_kernels() {
   register_linear_kernels();
   register_conv_kernels();
   register_pooling_kernels();
+  register_pooling3d_kernels();
   register_norm_kernels();
   register_rnn_kernels();
   register_attention_kernels();

@@ -18,6 +18,7 @@ void register_string_kernels();
 void register_linear_kernels();      // mm, bmm, addmm, matmul, linear, baddbmm
 void register_conv_kernels();        // conv1d/2d, _convolution, conv_transpose
 void register_pooling_kernels();     // max/avg/adaptive pooling, upsampling
+void register_pooling3d_kernels();   // adaptive_avg_pool3d, max_pool3d, avg_pool3d
 void register_norm_kernels();        // batch/layer/group norm
 void register_rnn_kernels();         // lstm, gru
 void register_attention_kernels();   // _native_multi_head_attention, _transformer_encoder_layer_fwd

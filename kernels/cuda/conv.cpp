@@ -423,6 +423,7 @@ void k_convolution(Stack& s) {
 Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tensor& bias_arg, const cpu::ConvArgs& args, bool relu, const char* op,
                    const Tensor& residual_arg) {
   const cpu::ConvParams p = cpu::conv_params(input_arg, weight_arg, bias_arg, args, op);
+  if (p.spatial_dims == 3) throw NotOnDevice(fmt::format("{}: 3-D convolution", op));
   if (residual_arg.defined()) {
     if (!relu || !bias_arg.defined()) throw NotOnDevice(fmt::format("{}: a fused residual needs a bias and relu", op));
     if (residual_arg.sizes() != p.out_sizes || residual_arg.dtype() != DType::Float32)

@@ -767,7 +767,7 @@ std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Nod
     std::unordered_map<const Value*, bool> memo;
     const int64_t wdim = anchor->spec.weight.constant ? anchor->spec.weight.constant->dim() : 4;
     // An attribute weight's rank shows at run time: a 3-D one runs the replay (conv1d is rare).
-    const bool cl = wdim == 4 && channels_last_ok(cur, memo);
+    const bool cl = (wdim == 4 || wdim == 5) && channels_last_ok(cur, memo);
     b.g.op = std::make_shared<PreparedConv>(anchor->spec, epi, cl, residual_slot, wdim, std::move(b.steps));
   } else {
     b.g.op = std::make_shared<PreparedLinear>(anchor->spec.weight, anchor->spec.bias, epi, residual_slot, std::move(b.steps));

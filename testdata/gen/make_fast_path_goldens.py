@@ -65,6 +65,31 @@ def conv_cases():
     conv2d("channels_last_input", r(1, 48, 12, 12).contiguous(memory_format=torch.channels_last), r(32, 48, 3, 3), r(32), padding=1)
     x1, w1, b1 = r(2, 20, 37), r(30, 20, 5) / 10, r(30)
     case(c, "conv1d_odd", "aten::conv1d", [x1, w1, b1, [2], [2], [1], 1], F.conv1d(x1, w1, b1, 2, 2))
+    # 3-D convolutions (packed_conv3d.cpp, oneDNN): video models' 3x3x3, (1,3,3) and (3,1,1)
+    # kernels, strides per dim, asymmetric padding, dilation, groups, no bias, 'same' with an even
+    # kernel, an unbatched input and channels-last-3d and non-contiguous inputs. Own stream: the
+    # families after this one keep theirs.
+    g3 = torch.Generator().manual_seed(9)
+    r3 = lambda *shape: torch.randn(*shape, generator=g3)
+
+    def conv3d(name, x, w, b, stride=1, padding=0, dilation=1, groups=1):
+        w = w / math.sqrt(w[0].numel())
+        tri = lambda v: list(v) if isinstance(v, tuple) else [v, v, v]
+        pa = padding if isinstance(padding, str) else tri(padding)
+        op = "aten::conv3d.padding" if isinstance(padding, str) else "aten::conv3d"
+        case(c, name, op, [x, w, b, tri(stride), pa, tri(dilation), groups], F.conv3d(x, w, b, stride, padding, dilation, groups))
+
+    conv3d("conv3d_3x3x3", r3(2, 5, 6, 9, 8), r3(7, 5, 3, 3, 3), r3(7), padding=1)
+    conv3d("conv3d_stride_pad_nobias", r3(1, 16, 5, 11, 10), r3(24, 16, 3, 3, 3), None, stride=(1, 2, 2), padding=(1, 0, 2))
+    conv3d("conv3d_spatial_1x3x3", r3(1, 12, 4, 14, 14), r3(20, 12, 1, 3, 3), r3(20), stride=(1, 2, 2), padding=(0, 1, 1))
+    conv3d("conv3d_temporal_3x1x1", r3(1, 20, 6, 7, 7), r3(16, 20, 3, 1, 1), r3(16), padding=(1, 0, 0))
+    conv3d("conv3d_dilated", r3(1, 8, 9, 9, 9), r3(8, 8, 3, 3, 3), r3(8), padding=2, dilation=2)
+    conv3d("conv3d_groups", r3(1, 8, 5, 7, 6), r3(12, 4, 3, 1, 3), r3(12), padding=(1, 0, 1), groups=2)
+    conv3d("conv3d_depthwise", r3(1, 16, 4, 8, 8), r3(16, 1, 3, 3, 3), r3(16), padding=1, groups=16)
+    conv3d("conv3d_same_even", r3(1, 6, 5, 6, 7), r3(9, 6, 2, 3, 4), r3(9), padding="same")
+    conv3d("conv3d_unbatched", r3(6, 4, 7, 5), r3(10, 6, 3, 3, 3), r3(10), padding=1)
+    conv3d("conv3d_channels_last_input", r3(1, 32, 3, 8, 8).contiguous(memory_format=torch.channels_last_3d), r3(32, 32, 3, 3, 3), r3(32), padding=1)
+    conv3d("conv3d_noncontiguous_input", r3(1, 10, 6, 12, 14)[:, :, ::2, 1:, ::2], r3(14, 10, 1, 3, 3), r3(14), padding=(0, 1, 1))
     return c
 
 
@@ -133,6 +158,29 @@ def pooling_cases():
     case(c, "adaptive_avg_1x1_c100_cl", "aten::adaptive_avg_pool2d", [v, [1, 1]], F.adaptive_avg_pool2d(v, 1))
     u = cl(1, 80, 8, 8)
     case(c, "adaptive_avg_1x1_64px_cl", "aten::adaptive_avg_pool2d", [u, [1, 1]], F.adaptive_avg_pool2d(u, 1))
+    # 3-D pooling (pooling3d.cpp): global and uneven adaptive windows, an unbatched and a
+    # channels-last-3d input, max with padding, ceil_mode, dilation and a NaN, average with
+    # count_include_pad off, ceil_mode and a divisor. Own stream, as the conv3d cases.
+    g3 = torch.Generator().manual_seed(10)
+    v3 = torch.randn(2, 6, 5, 9, 7, generator=g3)
+    case(c, "adaptive_avg3d_1x1x1", "aten::adaptive_avg_pool3d", [v3, [1, 1, 1]], F.adaptive_avg_pool3d(v3, 1))
+    case(c, "adaptive_avg3d_2x4x3", "aten::adaptive_avg_pool3d", [v3, [2, 4, 3]], F.adaptive_avg_pool3d(v3, (2, 4, 3)))
+    u3 = torch.randn(4, 3, 6, 5, generator=g3)
+    case(c, "adaptive_avg3d_unbatched", "aten::adaptive_avg_pool3d", [u3, [2, 2, 2]], F.adaptive_avg_pool3d(u3, 2))
+    c3 = torch.randn(1, 24, 4, 7, 7, generator=g3).contiguous(memory_format=torch.channels_last_3d)
+    case(c, "adaptive_avg3d_1x1x1_cl", "aten::adaptive_avg_pool3d", [c3, [1, 1, 1]], F.adaptive_avg_pool3d(c3, 1))
+    m3 = torch.randn(1, 5, 7, 11, 10, generator=g3)
+    m3[0, 2, 3, 4, 5] = float("nan")
+    case(c, "max3d_3x3x3s2p1", "aten::max_pool3d", [m3, [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False], F.max_pool3d(m3, 3, 2, 1))
+    case(c, "max3d_1x3x3_ceil", "aten::max_pool3d", [m3, [1, 3, 3], [1, 2, 2], [0, 1, 1], [1, 1, 1], True],
+         F.max_pool3d(m3, (1, 3, 3), (1, 2, 2), (0, 1, 1), 1, True))
+    case(c, "max3d_dilated", "aten::max_pool3d", [m3, [2, 2, 2], [1, 1, 1], [0, 1, 1], [2, 1, 2], False],
+         F.max_pool3d(m3, 2, 1, (0, 1, 1), (2, 1, 2)))
+    a3 = torch.randn(2, 3, 6, 9, 8, generator=g3)
+    case(c, "avg3d_3x3x3s2p1", "aten::avg_pool3d", [a3, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, None], F.avg_pool3d(a3, 3, 2, 1))
+    case(c, "avg3d_exclude_pad_ceil", "aten::avg_pool3d", [a3, [2, 3, 3], [2, 2, 2], [1, 1, 1], True, False, None],
+         F.avg_pool3d(a3, (2, 3, 3), 2, 1, True, False))
+    case(c, "avg3d_divisor", "aten::avg_pool3d", [a3, [2, 2, 2], [], [0, 0, 0], False, True, 5], F.avg_pool3d(a3, 2, None, 0, False, True, 5))
     return c
 
 
@@ -328,6 +376,19 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=ag)
             c[f"act_res{ai}_" + "_".join(p[0] for p in post)] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], 1, res), tuple(post),
                                                                 apply(base, post, res))
+    # 3-D convolutions with the epilogues video models fuse (R3D's ReLU and residual + ReLU), one
+    # oneDNN may take only without post-ops on AVX2 (SiLU then the residual), and none; a depth-1
+    # output and a batch of two.
+    vg = torch.Generator().manual_seed(11)  # its own stream: the families after this one keep theirs
+    vids = [((1, 16, 4, 10, 9), 24, 1, True), ((2, 8, 3, 7, 8), 16, 2, False)]
+    for vi, (xs, oc, stride, with_bias) in enumerate(vids):
+        for post in ([], [("relu", 0, 0)], [("add", 0, 0), ("relu", 0, 0)], [("silu", 0, 0), ("add", 0, 0)]):
+            x, w = torch.randn(*xs, generator=vg), torch.randn(oc, xs[1], 3, 3, 3, generator=vg) / math.sqrt(27 * xs[1])
+            b = torch.randn(oc, generator=vg) if with_bias else None
+            base = F.conv3d(x, w, b, stride, 1)
+            res = torch.randn(*base.shape, generator=vg) if any(p[0] == "add" for p in post) else None
+            c[f"vid{vi}_" + ("_".join(p[0] for p in post) or "none")] = ("conv3d", (x, w, b, [stride] * 3, [1, 1, 1], [1, 1, 1], 1, res),
+                                                                         tuple(post), apply(base, post, res))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)

@@ -14,8 +14,8 @@ not frozen), NAME.inK.pt (input tuples) and testdata/golden_fast/NAME/outK.pt (t
 output), which tests/corpus/test_run_golden.cpp replays through `jitctl run`; and
 writes_weight_scripted.pt with writes_weight_scripted.calls.pt (input, outputs of three calls).
 The transformer models (kernels/cpu/prepared_attention.cpp: the fast path's encoder layer and
-self-attention with packed weights) come last, from their own seed, so adding them left the
-files above as they were.
+self-attention with packed weights), the dense layers and the video blocks (3-D convolutions and
+pooling) come last, each from its own seed, so adding them left the files above as they were.
 Run: /usr/bin/python3 testdata/gen/make_fast_path_models.py
 """
 import os
@@ -302,6 +302,57 @@ def dense_layers():
     return "dense_layers_frozen", DenseLayers().eval(), [(r(1, 3, 12, 10),), (r(2, 3, 9, 8),)]
 
 
+class VideoBlocks(nn.Module):
+    """R3D's stem and residual block (3-D convolution + batch norm + ReLU; residual + ReLU), an
+    R(2+1)D factorized (1,3,3) then (3,1,1) convolution, max and average 3-D pooling, adaptive
+    average pooling and a linear head: kernels/cpu/packed_conv3d.cpp and pooling3d.cpp."""
+
+    def __init__(self):
+        super().__init__()
+
+        def bn3(c):
+            b = nn.BatchNorm3d(c)
+            with torch.no_grad():
+                b.running_mean.uniform_(-0.2, 0.2)
+                b.running_var.uniform_(0.5, 1.5)
+                b.weight.uniform_(0.5, 1.5)
+                b.bias.uniform_(-0.2, 0.2)
+            return b
+
+        self.stem = nn.Sequential(nn.Conv3d(3, 16, (3, 7, 7), (1, 2, 2), (1, 3, 3), bias=False), bn3(16), nn.ReLU(inplace=True))
+        self.pool = nn.MaxPool3d((1, 3, 3), (1, 2, 2), (0, 1, 1))
+        self.c1, self.b1 = nn.Conv3d(16, 16, 3, 1, 1, bias=False), bn3(16)
+        self.c2, self.b2 = nn.Conv3d(16, 16, 3, 1, 1, bias=False), bn3(16)
+        self.spatial = nn.Conv3d(16, 24, (1, 3, 3), (1, 2, 2), (0, 1, 1))
+        self.temporal = nn.Conv3d(24, 24, (3, 1, 1), (2, 1, 1), (1, 0, 0))
+        self.avg = nn.AvgPool3d(2, 1)
+        self.fc = nn.Linear(24, 5)
+
+    def forward(self, x):
+        x = self.pool(self.stem(x))
+        y = F.relu(self.b1(self.c1(x)))
+        x = F.relu(self.b2(self.c2(y)) + x)
+        x = F.relu(self.temporal(F.relu(self.spatial(x))))
+        x = F.adaptive_avg_pool3d(self.avg(x), 1).flatten(1)
+        return self.fc(x)
+
+
+def video_blocks():
+    """(name, module, inputs), from their own seed: added after the files above."""
+    torch.manual_seed(29)
+    return "video_blocks_frozen", VideoBlocks().eval(), [(r(1, 3, 4, 32, 32),), (r(2, 3, 5, 24, 28),)]
+
+
+def write_frozen(mdir, gdir, name, m, inputs):
+    with torch.no_grad():
+        torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval()).save(os.path.join(mdir, name + ".pt"))
+    os.makedirs(os.path.join(gdir, name), exist_ok=True)
+    for k, args in enumerate(inputs):
+        torch.save(args, os.path.join(mdir, f"{name}.in{k}.pt"))
+        with torch.no_grad():
+            torch.save(m(*args), os.path.join(gdir, name, f"out{k}.pt"))
+
+
 def main():
     mdir, gdir = os.path.join(ROOT, "models_fast"), os.path.join(ROOT, "golden_fast")
     os.makedirs(mdir, exist_ok=True)
@@ -324,14 +375,8 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
-    name, m, inputs = dense_layers()
-    with torch.no_grad():
-        torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval()).save(os.path.join(mdir, name + ".pt"))
-    os.makedirs(os.path.join(gdir, name), exist_ok=True)
-    for k, args in enumerate(inputs):
-        torch.save(args, os.path.join(mdir, f"{name}.in{k}.pt"))
-        with torch.no_grad():
-            torch.save(m(*args), os.path.join(gdir, name, f"out{k}.pt"))
+    for name, m, inputs in (dense_layers(), video_blocks()):
+        write_frozen(mdir, gdir, name, m, inputs)
     for name, eager, archive, inputs in transformers():
         archive.save(os.path.join(mdir, name + ".pt"))
         os.makedirs(os.path.join(gdir, name), exist_ok=True)

@@ -99,6 +99,13 @@ Tensor channels_last_copy(const Tensor& t) {
   return out;
 }
 
+// The same for a 5-D tensor (NDHWC strides, torch.channels_last_3d).
+Tensor channels_last_3d_copy(const Tensor& t) {
+  Tensor out = Tensor::view_of(Storage::allocate(t.nbytes()), t.dtype(), 0, t.sizes(), cpu::channels_last_3d_strides(t.sizes()), "test");
+  cpu::copy_strided(t, out);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("cpu features: the ISA in use is one the machine has, and its numbers agree") {
@@ -118,11 +125,11 @@ TEST_CASE("cpu features: the ISA in use is one the machine has, and its numbers 
   CHECK(cpu::peak_gflops(1) == doctest::Approx(f.flops_per_cycle * ghz));
 }
 
-TEST_CASE("fast paths: convolutions on odd shapes match PyTorch") { replay("conv_fast"); }
+TEST_CASE("fast paths: convolutions on odd shapes (1-D, 2-D, 3-D) match PyTorch") { replay("conv_fast"); }
 
 TEST_CASE("fast paths: matrix products on odd shapes and strides match PyTorch") { replay("linear_fast"); }
 
-TEST_CASE("fast paths: pooling of channels-last inputs matches PyTorch") { replay("pooling_fast"); }
+TEST_CASE("fast paths: pooling of channels-last inputs, and 3-D pooling, matches PyTorch") { replay("pooling_fast"); }
 
 TEST_CASE("fast paths: vectorized activations and channels-last elementwise ops match PyTorch") { replay("elementwise_fast"); }
 
@@ -177,7 +184,7 @@ bool grouped_allowed() { return switched_on("JITCTL_GROUPED"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
-  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0;
+  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, conv3d_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -233,6 +240,30 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         if (fusable) CHECK(conv.runs_winograd(x));
         ++winograd_cases;
       }
+    } else if (c[0].to_string() == "conv3d") {
+      // Contiguous in and out, then channels-last-3d in, residual and out, as the runtime keeps them.
+      cpu::ConvArgs a;
+      a.stride = cpu::int_list(in[3]);
+      a.padding = cpu::int_list(in[4]);
+      a.dilation = cpu::int_list(in[5]);
+      a.groups = in[6].to_int();
+      const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[7]);
+      REQUIRE(cpu::PackedConv::supports(in[1].to_tensor(), tensor_or_none(in[2]), a));
+      cpu::PackedConv conv(in[1].to_tensor(), tensor_or_none(in[2]), a, e);
+      const Tensor plain = conv.run(x, res, false);
+      CHECK(plain.is_contiguous());
+      check_close(plain, want, name + " (NCDHW)");
+      // The residual a temporary (its bytes may become the output), then one held elsewhere too
+      // (copied, and left as it was).
+      const Tensor cl = conv.run(channels_last_3d_copy(x), res.defined() ? channels_last_3d_copy(res) : res, true);
+      CHECK(cl.strides() == cpu::channels_last_3d_strides(cl.sizes()));
+      check_close(cl, want, name + " (channels-last-3d)");
+      if (res.defined()) {
+        const Tensor shared = channels_last_3d_copy(res), other_handle = shared;
+        check_close(conv.run(channels_last_3d_copy(x), shared, true), want, name + " (channels-last-3d, shared residual)");
+        check_close(other_handle, res, name + " (the shared residual unchanged)");
+      }
+      ++conv3d_cases;
     } else {
       const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[3]);
       REQUIRE(cpu::PackedLinear::supports(in[1].to_tensor(), tensor_or_none(in[2])));
@@ -243,6 +274,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && winograd_allowed()) CHECK(winograd_cases >= 10);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
+  CHECK(conv3d_cases >= 8);
 }
 
 TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and checks shapes as PyTorch") {
