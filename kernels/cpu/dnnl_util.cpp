@@ -40,6 +40,27 @@ bool is_reference_impl(const char* impl_info) {
   return std::string_view(impl_info).find("ref") != std::string_view::npos;
 }
 
+dnnl::convolution_forward::primitive_desc conv_primitive_desc(const dnnl::convolution_forward::desc& desc, const dnnl::primitive_attr& attr,
+                                                              bool& without_post_ops) {
+  without_post_ops = false;
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
+  if (attr.get_post_ops().len() == 0 || !is_reference_impl(pd.impl_info_str())) return pd;
+  dnnl::primitive_attr plain;
+  plain.set_scratchpad_mode(attr.get_scratchpad_mode());
+  dnnl::convolution_forward::primitive_desc bare(desc, plain, dnnl_engine());
+  if (is_reference_impl(bare.impl_info_str())) return pd;
+  without_post_ops = true;
+  return bare;
+}
+
+dnnl::memory pack_weights(const dnnl::memory::desc& plain, const void* data, const dnnl::memory::desc& packed) {
+  dnnl::memory user(plain, dnnl_engine(), const_cast<void*>(data));
+  dnnl::memory out(packed, dnnl_engine());
+  dnnl::reorder(user, out).execute(dnnl_stream(), user, out);
+  dnnl_stream().wait();
+  return out;
+}
+
 dnnl::post_ops dnnl_post_ops(const Epilogue& e) {
   using A = dnnl::algorithm;
   using K = PostOp::Kind;

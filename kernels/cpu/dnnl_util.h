@@ -31,6 +31,15 @@ dnnl::post_ops dnnl_post_ops(const Epilogue& e);
 // linears run on avx2_gemm.)
 bool is_reference_impl(const char* impl_info);
 
+// oneDNN's convolution for `desc` with `attr` (its post-ops and scratchpad mode), or, when that is
+// a reference kernel and the same convolution without post-ops is not, that one with
+// `without_post_ops` set: the caller then applies its epilogue after the kernel.
+dnnl::convolution_forward::primitive_desc conv_primitive_desc(const dnnl::convolution_forward::desc& desc, const dnnl::primitive_attr& attr,
+                                                              bool& without_post_ops);
+
+// A new memory in layout `packed` holding the weights at `data`, stored as `plain` describes.
+dnnl::memory pack_weights(const dnnl::memory::desc& plain, const void* data, const dnnl::memory::desc& packed);
+
 // Strides of an NCHW-sized tensor stored channels-last (NHWC), as PyTorch's
 // torch.channels_last: [H*W*C, 1, W*C, C].
 std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes);

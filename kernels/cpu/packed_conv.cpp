@@ -211,28 +211,14 @@ std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const Con
   plan->threads = threads;
   if (winograd_suits(p)) plan->blocked = winograd_primitive(p, bias_.defined(), attr, plan->pd);
   if (!plan->blocked && !jit_dw_primitive(p, desc, attr, plan->pd)) {
-    plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
-    if (!dnnl_epilogue_.empty() && is_reference_impl(plan->pd.impl_info_str())) {
-      dnnl::primitive_attr plain;
-      plain.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      dnnl::convolution_forward::primitive_desc bare(desc, plain, eng);
-      if (!is_reference_impl(bare.impl_info_str())) {
-        plan->pd = bare;
-        plan->epilogue_after = true;
-      }
-    }
+    plan->pd = conv_primitive_desc(desc, attr, plan->epilogue_after);
   }
   plan->prim = dnnl::convolution_forward(plan->pd);
   // Weights: reuse a packing another plan already made in the same layout.
   for (const auto& pl : primitives_)
     if (pl->pd.weights_desc() == plan->pd.weights_desc()) plan->weights = pl->weights;
-  if (!plan->weights) {
-    const dnnl::memory::desc w_plain(wdims, dt::f32, g == 1 ? tag::oihw : tag::goihw);
-    dnnl::memory user(w_plain, eng, const_cast<void*>(weight_.data()));
-    plan->weights = dnnl::memory(plan->pd.weights_desc(), eng);
-    dnnl::reorder(user, plan->weights).execute(dnnl_stream(), user, plan->weights);
-    dnnl_stream().wait();
-  }
+  if (!plan->weights)
+    plan->weights = pack_weights(dnnl::memory::desc(wdims, dt::f32, g == 1 ? tag::oihw : tag::goihw), weight_.data(), plan->pd.weights_desc());
   if (bias_.defined()) plan->bias = dnnl::memory(dnnl::memory::desc({p.oc}, dt::f32, tag::x), eng, const_cast<void*>(bias_.data()));
   plan->nhwc_src = src_d;
   plan->nhwc_dst = dst_d;

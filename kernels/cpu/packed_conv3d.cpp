@@ -78,25 +78,12 @@ std::shared_ptr<const PackedConv3d::Primitive> PackedConv3d::plan_for(const Conv
   dnnl::primitive_attr attr;
   attr.set_post_ops(dnnl_post_ops(epilogue_));
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, eng);
-  if (!epilogue_.empty() && is_reference_impl(plan->pd.impl_info_str())) {
-    dnnl::primitive_attr plain;
-    plain.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::convolution_forward::primitive_desc bare(desc, plain, eng);
-    if (!is_reference_impl(bare.impl_info_str())) {
-      plan->pd = bare;
-      plan->epilogue_after = true;
-    }
-  }
+  plan->pd = conv_primitive_desc(desc, attr, plan->epilogue_after);
   plan->prim = dnnl::convolution_forward(plan->pd);
   for (const auto& pl : plans_)
     if (pl->pd.weights_desc() == plan->pd.weights_desc()) plan->weights = pl->weights;
-  if (!plan->weights) {
-    dnnl::memory user(dnnl::memory::desc(wdims, dt::f32, g == 1 ? tag::oidhw : tag::goidhw), eng, const_cast<void*>(weight_.data()));
-    plan->weights = dnnl::memory(plan->pd.weights_desc(), eng);
-    dnnl::reorder(user, plan->weights).execute(dnnl_stream(), user, plan->weights);
-    dnnl_stream().wait();
-  }
+  if (!plan->weights)
+    plan->weights = pack_weights(dnnl::memory::desc(wdims, dt::f32, g == 1 ? tag::oidhw : tag::goidhw), weight_.data(), plan->pd.weights_desc());
   if (bias_.defined()) plan->bias = dnnl::memory(dnnl::memory::desc({p.oc}, dt::f32, tag::x), eng, const_cast<void*>(bias_.data()));
   plan->to_ncdhw = dnnl::reorder(dnnl::reorder::primitive_desc(eng, plan->ndhwc_dst, eng, plan->ncdhw_dst));
   if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // callers still running it hold their own reference

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
@@ -119,42 +120,50 @@ Windows windows(const Stack& s, const Volumes& v, bool has_dilation, const char*
 
 constexpr const char* kPoolInput = "non-empty 4D or 5D (batch mode) tensor expected for input";
 
-void k_max_pool3d(Stack& s) {
-  const char* op = "max_pool3d";
-  const Volumes v = as_volumes(s[0].to_tensor(), kPoolInput);
-  const Windows w = windows(s, v, true, op);
-  const auto& a = w.a;
+// The output of a max or average pooling: value(src, z, y, x), src the input plane, at every
+// output position of every plane, planes spread over the team.
+template <class F>
+Tensor pool_volumes(const Volumes& v, const Windows& w, const char* op, const F& value) {
   Tensor out = new_output(v.t.dtype(), out_sizes(v, w.od, w.oh, w.ow));
   dispatch_floating(v.t.dtype(), op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = data_of<T>(v.t);
     T* o = mutable_data_of<T>(out);
-    over_volumes(v.planes, w.od * w.oh * w.ow * a.k[0] * a.k[1] * a.k[2], [&](int64_t plane) {
+    over_volumes(v.planes, w.od * w.oh * w.ow * w.a.k[0] * w.a.k[1] * w.a.k[2], [&](int64_t plane) {
       const T* src = in + plane * v.d * v.h * v.w;
       T* dst = o + plane * w.od * w.oh * w.ow;
       for (int64_t z = 0; z < w.od; ++z)
         for (int64_t y = 0; y < w.oh; ++y)
-          for (int64_t x = 0; x < w.ow; ++x) {
-            T best = -std::numeric_limits<T>::infinity();
-            for (int64_t kz = 0; kz < a.k[0]; ++kz) {
-              const int64_t iz = z * a.s[0] - a.p[0] + kz * a.d[0];
-              if (iz < 0 || iz >= v.d) continue;
-              for (int64_t ky = 0; ky < a.k[1]; ++ky) {
-                const int64_t iy = y * a.s[1] - a.p[1] + ky * a.d[1];
-                if (iy < 0 || iy >= v.h) continue;
-                for (int64_t kx = 0; kx < a.k[2]; ++kx) {
-                  const int64_t ix = x * a.s[2] - a.p[2] + kx * a.d[2];
-                  if (ix < 0 || ix >= v.w) continue;
-                  const T val = src[(iz * v.h + iy) * v.w + ix];
-                  if (val > best || std::isnan(val)) best = val;  // NaN wins, as in PyTorch
-                  if (std::isnan(best)) goto done;
-                }
-              }
-            }
-          done:
-            dst[(z * w.oh + y) * w.ow + x] = best;
-          }
+          for (int64_t x = 0; x < w.ow; ++x) dst[(z * w.oh + y) * w.ow + x] = value(src, z, y, x);
     });
+  });
+  return out;
+}
+
+void k_max_pool3d(Stack& s) {
+  const char* op = "max_pool3d";
+  const Volumes v = as_volumes(s[0].to_tensor(), kPoolInput);
+  const Windows w = windows(s, v, true, op);
+  const auto& a = w.a;
+  Tensor out = pool_volumes(v, w, op, [&](const auto* src, int64_t z, int64_t y, int64_t x) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    T best = -std::numeric_limits<T>::infinity();
+    for (int64_t kz = 0; kz < a.k[0]; ++kz) {
+      const int64_t iz = z * a.s[0] - a.p[0] + kz * a.d[0];
+      if (iz < 0 || iz >= v.d) continue;
+      for (int64_t ky = 0; ky < a.k[1]; ++ky) {
+        const int64_t iy = y * a.s[1] - a.p[1] + ky * a.d[1];
+        if (iy < 0 || iy >= v.h) continue;
+        for (int64_t kx = 0; kx < a.k[2]; ++kx) {
+          const int64_t ix = x * a.s[2] - a.p[2] + kx * a.d[2];
+          if (ix < 0 || ix >= v.w) continue;
+          const T val = src[(iz * v.h + iy) * v.w + ix];
+          if (std::isnan(val)) return val;  // NaN wins, as in PyTorch
+          if (val > best) best = val;
+        }
+      }
+    }
+    return best;
   });
   s.assign(1, IValue(std::move(out)));
 }
@@ -166,35 +175,24 @@ void k_avg_pool3d(Stack& s) {
   const auto& a = w.a;
   const bool count_include_pad = s[5].to_bool();
   const int64_t divisor = divisor_arg(s);
-  Tensor out = new_output(v.t.dtype(), out_sizes(v, w.od, w.oh, w.ow));
-  dispatch_floating(v.t.dtype(), op, [&](auto tag) {
-    using T = decltype(tag);
-    const T* in = data_of<T>(v.t);
-    T* o = mutable_data_of<T>(out);
-    over_volumes(v.planes, w.od * w.oh * w.ow * a.k[0] * a.k[1] * a.k[2], [&](int64_t plane) {
-      const T* src = in + plane * v.d * v.h * v.w;
-      T* dst = o + plane * w.od * w.oh * w.ow;
-      for (int64_t z = 0; z < w.od; ++z)
-        for (int64_t y = 0; y < w.oh; ++y)
-          for (int64_t x = 0; x < w.ow; ++x) {
-            // The window, clipped to the padded input (its size counts the padding), then to the input.
-            int64_t z0 = z * a.s[0] - a.p[0], y0 = y * a.s[1] - a.p[1], x0 = x * a.s[2] - a.p[2];
-            int64_t z1 = std::min(z0 + a.k[0], v.d + a.p[0]), y1 = std::min(y0 + a.k[1], v.h + a.p[1]), x1 = std::min(x0 + a.k[2], v.w + a.p[2]);
-            const int64_t padded = (z1 - z0) * (y1 - y0) * (x1 - x0);
-            z0 = std::max<int64_t>(z0, 0);
-            y0 = std::max<int64_t>(y0, 0);
-            x0 = std::max<int64_t>(x0, 0);
-            z1 = std::min(z1, v.d);
-            y1 = std::min(y1, v.h);
-            x1 = std::min(x1, v.w);
-            T sum = 0;
-            for (int64_t iz = z0; iz < z1; ++iz)
-              for (int64_t iy = y0; iy < y1; ++iy)
-                for (int64_t ix = x0; ix < x1; ++ix) sum += src[(iz * v.h + iy) * v.w + ix];
-            const int64_t div = divisor ? divisor : count_include_pad ? padded : (z1 - z0) * (y1 - y0) * (x1 - x0);
-            dst[(z * w.oh + y) * w.ow + x] = sum / T(div);
-          }
-    });
+  Tensor out = pool_volumes(v, w, op, [&](const auto* src, int64_t z, int64_t y, int64_t x) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(src)>>;
+    // The window, clipped to the padded input (its size counts the padding), then to the input.
+    int64_t z0 = z * a.s[0] - a.p[0], y0 = y * a.s[1] - a.p[1], x0 = x * a.s[2] - a.p[2];
+    int64_t z1 = std::min(z0 + a.k[0], v.d + a.p[0]), y1 = std::min(y0 + a.k[1], v.h + a.p[1]), x1 = std::min(x0 + a.k[2], v.w + a.p[2]);
+    const int64_t padded = (z1 - z0) * (y1 - y0) * (x1 - x0);
+    z0 = std::max<int64_t>(z0, 0);
+    y0 = std::max<int64_t>(y0, 0);
+    x0 = std::max<int64_t>(x0, 0);
+    z1 = std::min(z1, v.d);
+    y1 = std::min(y1, v.h);
+    x1 = std::min(x1, v.w);
+    T sum = 0;
+    for (int64_t iz = z0; iz < z1; ++iz)
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) sum += src[(iz * v.h + iy) * v.w + ix];
+    const int64_t div = divisor ? divisor : count_include_pad ? padded : (z1 - z0) * (y1 - y0) * (x1 - x0);
+    return sum / T(div);
   });
   s.assign(1, IValue(std::move(out)));
 }

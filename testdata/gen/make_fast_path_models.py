@@ -28,8 +28,8 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 torch.manual_seed(7)
 
 
-def bn(c):
-    b = nn.BatchNorm2d(c)
+def bn(c, kind=nn.BatchNorm2d):
+    b = kind(c)
     with torch.no_grad():
         b.running_mean.uniform_(-0.2, 0.2)
         b.running_var.uniform_(0.5, 1.5)
@@ -309,16 +309,7 @@ class VideoBlocks(nn.Module):
 
     def __init__(self):
         super().__init__()
-
-        def bn3(c):
-            b = nn.BatchNorm3d(c)
-            with torch.no_grad():
-                b.running_mean.uniform_(-0.2, 0.2)
-                b.running_var.uniform_(0.5, 1.5)
-                b.weight.uniform_(0.5, 1.5)
-                b.bias.uniform_(-0.2, 0.2)
-            return b
-
+        bn3 = lambda c: bn(c, nn.BatchNorm3d)
         self.stem = nn.Sequential(nn.Conv3d(3, 16, (3, 7, 7), (1, 2, 2), (1, 3, 3), bias=False), bn3(16), nn.ReLU(inplace=True))
         self.pool = nn.MaxPool3d((1, 3, 3), (1, 2, 2), (0, 1, 1))
         self.c1, self.b1 = nn.Conv3d(16, 16, 3, 1, 1, bias=False), bn3(16)

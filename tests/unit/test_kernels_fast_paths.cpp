@@ -92,6 +92,16 @@ cpu::Epilogue epilogue_of(const IValue& post) {
 
 Tensor tensor_or_none(const IValue& v) { return v.is_none() ? Tensor() : v.to_tensor(); }
 
+// A fused case's (x, w, b, stride, padding, dilation, groups, residual) as ConvArgs.
+cpu::ConvArgs conv_args_of(const std::vector<IValue>& in) {
+  cpu::ConvArgs a;
+  a.stride = cpu::int_list(in[3]);
+  a.padding = cpu::int_list(in[4]);
+  a.dilation = cpu::int_list(in[5]);
+  a.groups = in[6].to_int();
+  return a;
+}
+
 // A channels-last copy of a 4-D tensor (same values, NHWC strides).
 Tensor channels_last_copy(const Tensor& t) {
   Tensor out = Tensor::view_of(Storage::allocate(t.nbytes()), t.dtype(), 0, t.sizes(), cpu::channels_last_strides(t.sizes()), "test");
@@ -193,11 +203,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
     const cpu::Epilogue e = epilogue_of(c[2]);
     const Tensor want = c[3].to_tensor();
     if (c[0].to_string() == "conv2d") {
-      cpu::ConvArgs a;
-      a.stride = cpu::int_list(in[3]);
-      a.padding = cpu::int_list(in[4]);
-      a.dilation = cpu::int_list(in[5]);
-      a.groups = in[6].to_int();
+      const cpu::ConvArgs a = conv_args_of(in);
       const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[7]);
       REQUIRE(cpu::PackedConv::supports(in[1].to_tensor(), tensor_or_none(in[2]), a));
       // oneDNN's fused ReLU/clamp map NaN to 0 (PyTorch keeps it): only DepthwiseConv,
@@ -242,11 +248,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       }
     } else if (c[0].to_string() == "conv3d") {
       // Contiguous in and out, then channels-last-3d in, residual and out, as the runtime keeps them.
-      cpu::ConvArgs a;
-      a.stride = cpu::int_list(in[3]);
-      a.padding = cpu::int_list(in[4]);
-      a.dilation = cpu::int_list(in[5]);
-      a.groups = in[6].to_int();
+      const cpu::ConvArgs a = conv_args_of(in);
       const Tensor x = in[0].to_tensor(), res = tensor_or_none(in[7]);
       REQUIRE(cpu::PackedConv::supports(in[1].to_tensor(), tensor_or_none(in[2]), a));
       cpu::PackedConv conv(in[1].to_tensor(), tensor_or_none(in[2]), a, e);
