@@ -386,8 +386,10 @@ Tensor convolution(const Tensor& input_arg, const Tensor& weight_arg, const Tens
     return PackedConv(weight_arg, bias, a, {}).run(input_arg, Tensor(), cl);
   }
   if (p.spatial_dims == 3) {
-    if (input_arg.dtype() == DType::Float32) return Tensor::empty(DType::Float32, p.out_sizes);  // no elements in the input
-    throw Unsupported(fmt::format("{}: 3-D convolution of {} (float32 only)", op, dtype_name(input_arg.dtype())));
+    Tensor none = Tensor::empty(input_arg.dtype(), p.out_sizes);
+    if (none.numel() == 0) return none;
+    throw Unsupported(input_arg.dtype() == DType::Float32 ? fmt::format("{}: 3-D convolution of an empty input or weight", op)
+                                                          : fmt::format("{}: 3-D convolution of {} (float32 only)", op, dtype_name(input_arg.dtype())));
   }
   const Tensor input = contiguous(input_arg), weight = contiguous(weight_arg);
   Tensor out = Tensor::empty(input.dtype(), p.out_sizes);
