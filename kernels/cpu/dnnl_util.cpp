@@ -4,9 +4,14 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <unordered_map>
 #include <string_view>
 
 #include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/gemv.h"
+#include "kernels/cpu/scratch.h"
+#include "kernels/parallel.h"
 #include "lib/core/error.h"
 
 namespace jitctl::cpu {
@@ -51,6 +56,27 @@ dnnl::convolution_forward::primitive_desc conv_primitive_desc(const dnnl::convol
   if (is_reference_impl(bare.impl_info_str())) return pd;
   without_post_ops = true;
   return bare;
+}
+
+void execute_conv(const dnnl::convolution_forward& prim, const dnnl::convolution_forward::primitive_desc& pd, const dnnl::memory& src,
+                  const dnnl::memory& weights, const dnnl::memory& bias, const dnnl::memory& dst, bool epilogue_after, const Epilogue& e) {
+  const auto& eng = dnnl_engine();
+  const size_t bytes = dst.get_desc().get_size();
+  const dnnl::memory out = epilogue_after ? dnnl::memory(dst.get_desc(), eng, scratch_buffer(ScratchSlot::ConvAcc, bytes)) : dst;
+  dnnl::memory pad(pd.scratchpad_desc(), eng, scratch_buffer(ScratchSlot::Primitive, pd.scratchpad_desc().get_size()));
+  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, out}, {DNNL_ARG_SCRATCHPAD, pad}};
+  if (bias) io.emplace(DNNL_ARG_BIAS, bias);
+  prim.execute(dnnl_stream(), io);
+  if (!epilogue_after) return;
+  dnnl_stream().wait();
+  finish_all_f32(static_cast<const float*>(out.get_data_handle()), e, static_cast<int64_t>(bytes / sizeof(float)),
+                 static_cast<float*>(dst.get_data_handle()));
+}
+
+void copy_bytes_parallel(void* dst, const void* src, size_t bytes) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  parallel_for(0, static_cast<int64_t>(bytes), 16 * kGrainSize, [&](int64_t b, int64_t end) { std::memcpy(d + b, s + b, static_cast<size_t>(end - b)); });
 }
 
 dnnl::memory pack_weights(const dnnl::memory::desc& plain, const void* data, const dnnl::memory::desc& packed) {

@@ -37,6 +37,17 @@ bool is_reference_impl(const char* impl_info);
 dnnl::convolution_forward::primitive_desc conv_primitive_desc(const dnnl::convolution_forward::desc& desc, const dnnl::primitive_attr& attr,
                                                               bool& without_post_ops);
 
+// Runs a convolution from `conv_primitive_desc`: src, the packed weights and the bias (empty when
+// none) into dst, its scratchpad from the calling thread's scratch. With `epilogue_after` it runs
+// into scratch and `e` goes from there into dst (an Add adds what dst holds), waiting for the
+// stream first; otherwise the caller waits.
+void execute_conv(const dnnl::convolution_forward& prim, const dnnl::convolution_forward::primitive_desc& pd, const dnnl::memory& src,
+                  const dnnl::memory& weights, const dnnl::memory& bias, const dnnl::memory& dst, bool epilogue_after, const Epilogue& e);
+
+// `bytes` bytes from src to dst on the team: a residual already in the destination's layout (a
+// oneDNN reorder between equal layouts is its slow generic one, and building one per call costs more).
+void copy_bytes_parallel(void* dst, const void* src, size_t bytes);
+
 // A new memory in layout `packed` holding the weights at `data`, stored as `plain` describes.
 dnnl::memory pack_weights(const dnnl::memory::desc& plain, const void* data, const dnnl::memory::desc& packed);
 

@@ -352,22 +352,8 @@ Tensor PackedConv::run_pointwise_1x1(const Tensor& input, const Tensor& residual
 // runs after oneDNN's kernel, over all of dst.
 void PackedConv::execute(const Primitive& plan, const dnnl::memory& src, const dnnl::memory& dst) const {
   auto& stream = dnnl_stream();
-  const auto pad_desc = plan.pd.scratchpad_desc();
-  dnnl::memory pad(pad_desc, dnnl_engine(), scratch_buffer(ScratchSlot::Primitive, pad_desc.get_size()));
-  // Without post-ops the kernel writes into scratch, and the epilogue goes from there into dst
-  // (which holds the residual when there is one: finish_row_f32 adds what its output holds).
-  const dnnl::memory out = plan.epilogue_after ? dnnl::memory(dst.get_desc(), dnnl_engine(), scratch_buffer(ScratchSlot::ConvAcc, dst.get_desc().get_size()))
-                                               : dst;
-  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, out}, {DNNL_ARG_SCRATCHPAD, pad}};
-  if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
-  plan.prim.execute(stream, io);
-  if (plan.epilogue_after) {
-    stream.wait();
-    const float* a = static_cast<const float*>(out.get_data_handle());
-    float* d = static_cast<float*>(dst.get_data_handle());
-    finish_all_f32(a, epilogue_, static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)), d);
-    return;
-  }
+  execute_conv(plan.prim, plan.pd, src, plan.weights, plan.bias, dst, plan.epilogue_after, epilogue_);
+  if (plan.epilogue_after) return;  // the whole epilogue, a trailing SiLU included, is applied
   if (silu_after_) {
     stream.wait();
     float* d = static_cast<float*>(dst.get_data_handle());
@@ -490,10 +476,7 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
     // already channels-last, on all threads; building a reorder per call costs more than the copy).
     const dnnl::memory::desc rd = desc_4d(residual);
     if (dense_nhwc(rd)) {
-      auto* d = static_cast<uint8_t*>(dst.get_data_handle());
-      const auto* r = static_cast<const uint8_t*>(residual.data());
-      parallel_for(0, static_cast<int64_t>(plan.nhwc_dst.get_size()), 16 * kGrainSize,
-                   [&](int64_t b, int64_t e) { std::memcpy(d + b, r + b, static_cast<size_t>(e - b)); });
+      copy_bytes_parallel(dst.get_data_handle(), residual.data(), plan.nhwc_dst.get_size());
     } else {
       dnnl::memory r(rd, eng, const_cast<void*>(residual.data()));
       if (rd == plan.nchw_dst)

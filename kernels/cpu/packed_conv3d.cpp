@@ -2,14 +2,9 @@
 
 #include <omp.h>
 
-#include <cstring>
-#include <unordered_map>
-
 #include "kernels/cpu/dnnl_util.h"
-#include "kernels/cpu/gemv.h"
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/scratch.h"
-#include "kernels/parallel.h"
 
 namespace jitctl::cpu {
 
@@ -120,29 +115,14 @@ Tensor PackedConv3d::run(const Tensor& input, const Tensor& residual, const Conv
                                        : dnnl::memory(plan.ndhwc_dst, eng, scratch_buffer(ScratchSlot::ConvDst, plan.ndhwc_dst.get_size()));
   if (add && !in_place) {
     if (res_ndhwc) {
-      // A plain copy on all threads: oneDNN's reorder between equal layouts is its slow generic one.
-      auto* d = static_cast<uint8_t*>(dst.get_data_handle());
-      const auto* r = static_cast<const uint8_t*>(residual.data());
-      parallel_for(0, static_cast<int64_t>(plan.ndhwc_dst.get_size()), 16 * kGrainSize,
-                   [&](int64_t b, int64_t e) { std::memcpy(d + b, r + b, static_cast<size_t>(e - b)); });
+      copy_bytes_parallel(dst.get_data_handle(), residual.data(), plan.ndhwc_dst.get_size());
     } else {
       dnnl::memory r(res_d, eng, const_cast<void*>(residual.data()));
       dnnl::reorder(r, dst).execute(stream, r, dst);
     }
   }
-  // Without post-ops the kernel writes into scratch and the epilogue goes from there into dst.
-  const dnnl::memory acc =
-      plan.epilogue_after ? dnnl::memory(plan.ndhwc_dst, eng, scratch_buffer(ScratchSlot::ConvAcc, plan.ndhwc_dst.get_size())) : dst;
-  dnnl::memory pad(plan.pd.scratchpad_desc(), eng, scratch_buffer(ScratchSlot::Primitive, plan.pd.scratchpad_desc().get_size()));
-  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, acc}, {DNNL_ARG_SCRATCHPAD, pad}};
-  if (plan.bias) io.emplace(DNNL_ARG_BIAS, plan.bias);
-  plan.prim.execute(stream, io);
+  execute_conv(plan.prim, plan.pd, src, plan.weights, plan.bias, dst, plan.epilogue_after, epilogue_);
   stream.wait();
-  if (plan.epilogue_after) {
-    const float* a = static_cast<const float*>(acc.get_data_handle());
-    float* d = static_cast<float*>(dst.get_data_handle());
-    finish_all_f32(a, epilogue_, static_cast<int64_t>(plan.ndhwc_dst.get_size() / sizeof(float)), d);
-  }
   if (!channels_last_out) {
     dnnl::memory o(plan.ncdhw_dst, eng, out.mutable_data());
     plan.to_ncdhw.execute(stream, dst, o);
