@@ -177,6 +177,7 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     grouped_ = std::make_unique<const GroupedConv>(weight_, bias_, args_, epilogue_);
   else if (own_im2col_enabled() && !pointwise_ && !depthwise_ && Im2colConv::suits(weight_, args_))
     im2col_ = std::make_unique<const Im2colConv>(weight_, bias_, epilogue_);
+  if (WinogradConv::suits(weight_, args_)) winograd_ = std::make_unique<const WinogradConv>(weight_, bias_, epilogue_);
 }
 
 PackedConv::~PackedConv() = default;
@@ -393,9 +394,10 @@ Tensor PackedConv::run_blocked(const Tensor& input, const Tensor& residual, cons
   return out;
 }
 
-bool PackedConv::runs_winograd(const Tensor& input) const {
+bool PackedConv::runs_winograd(const Tensor& input, const Tensor& residual) const {
   const ConvParams p = conv_params(input, weight_, bias_, args_, "convolution");
   if (p.spatial_dims == 3) return false;
+  if (winograd_ && winograd_->takes(input, residual, p)) return true;
   return winograd_suits(p) && primitive_for(p)->blocked;
 }
 
@@ -428,6 +430,13 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
   if (im2col_ && two_d && channels_last_out && im2col_->takes(input, residual, p)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     im2col_->run(input, residual, p, out);
+    return out;
+  }
+  if (winograd_ && two_d && channels_last_out && winograd_->takes(input, residual, p)) {
+    // A residual nobody else holds becomes the output, as on oneDNN's path below.
+    const bool in_place = has_residual(epilogue_) && residual.sole_owner() && residual.storage_offset() == 0 && residual.data() != input.data();
+    Tensor out = in_place ? residual : new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+    winograd_->run(input, residual, p, out);
     return out;
   }
   if (depthwise_ && two_d && channels_last_out && depthwise_->takes(input)) {

@@ -22,6 +22,7 @@
 #include "kernels/cpu/im2col_conv.h"
 #include "kernels/cpu/packed_conv3d.h"
 #include "kernels/cpu/pointwise_conv.h"
+#include "kernels/cpu/winograd_conv.h"
 #include "lib/core/tensor.h"
 
 namespace dnnl {
@@ -47,9 +48,10 @@ class PackedConv {
 
   const Epilogue& epilogue() const { return epilogue_; }
 
-  // Whether `input` runs on oneDNN's Winograd kernel (its blocked layout) rather than a direct
-  // one: for tests that must know which path they checked.
-  bool runs_winograd(const Tensor& input) const;
+  // Whether `input` (with `residual`, for an epilogue with an Add) runs on a Winograd kernel:
+  // oneDNN's (AVX-512, its blocked layout) or WinogradConv (AVX2, channels-last input) rather
+  // than a direct one. For tests that must know which path they checked.
+  bool runs_winograd(const Tensor& input, const Tensor& residual) const;
 
  private:
   struct Primitive;
@@ -74,6 +76,8 @@ class PackedConv {
   std::unique_ptr<const GroupedConv> grouped_;
   // On AVX2, layers with few output pixels run as one GEMM on Im2colConv.
   std::unique_ptr<const Im2colConv> im2col_;
+  // On AVX2, 3x3 stride-1 layers on larger images run on WinogradConv.
+  std::unique_ptr<const WinogradConv> winograd_;
   // A 5-D weight: the 3-D convolution, all of it (none of the members above is made).
   std::unique_ptr<const PackedConv3d> conv3d_;
   mutable std::mutex mu_;

@@ -2,6 +2,8 @@
 // MLP, the transformer), to compare with kernel_bench.py (the same cases in PyTorch):
 //   OMP_NUM_THREADS=1 kernel_bench [filter]
 // prints "case  best-ms" per case (the minimum: the machine may be shared). Not a test: no timing belongs in tests.
+// The "packed_" cases run a PackedConv built once on channels-last activations, as a frozen
+// model's lowered convolutions run (the aten::conv2d cases pack their weights on every call).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/packed_conv.h"
 #include "kernels/registry.h"
 
 namespace {
@@ -40,6 +43,7 @@ IValue ints(std::vector<int64_t> v) {
 struct Case {
   std::string name, op;
   Stack args;
+  std::function<void()> run = {};  // instead of op and args
 };
 
 std::vector<Case> cases() {
@@ -58,6 +62,35 @@ std::vector<Case> cases() {
   conv("conv_1x1_116", 1, 116, 28, 116, 1, 1, 0, 1);
   conv("conv_dw_3x3_116", 1, 116, 28, 116, 3, 1, 1, 116);
   conv("conv_dw_3x3s2_116", 1, 116, 28, 116, 3, 2, 1, 116);
+  auto packed = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, bool residual_relu) {
+    cpu::ConvArgs a;
+    a.stride = {1, 1};
+    a.padding = {1, 1};
+    a.dilation = {1, 1};
+    cpu::Epilogue e;
+    if (residual_relu) e = {{cpu::PostOp::Kind::Add}, {cpu::PostOp::Kind::Relu}};
+    auto conv = std::make_shared<cpu::PackedConv>(randn({co, ci, 3, 3}), randn({co}), a, e);
+    const Tensor x = randn_channels_last(1, ci, hw, hw), res = residual_relu ? randn_channels_last(1, co, hw, hw) : Tensor();
+    c.push_back({name, "", {}, [conv, x, res] { conv->run(x, res, true); }});
+  };
+  packed("packed_r18_l1_3x3_64", 64, 56, 64, false);
+  packed("packed_r18_l1_3x3_64_res", 64, 56, 64, true);
+  packed("packed_r18_l2_3x3_128", 128, 28, 128, false);
+  packed("packed_r18_l3_3x3_256", 256, 14, 256, false);
+  packed("packed_r18_l4_3x3_512", 512, 7, 512, false);
+  packed("packed_r50_l1_3x3_64", 64, 56, 64, false);
+  packed("packed_wrn_l1_3x3_128", 128, 56, 128, false);
+  packed("packed_effv2_3x3_24_112", 24, 112, 24, true);
+  packed("packed_effv2_3x3_48_56", 48, 56, 48, false);
+  packed("packed_densenet_3x3_128_32_56", 128, 56, 32, false);
+  packed("packed_densenet_3x3_128_32_14", 128, 14, 32, false);
+  packed("packed_squeeze_3x3_16_64_55", 16, 55, 64, false);
+  packed("packed_squeeze_3x3_64_256_13", 64, 13, 256, false);
+  packed("packed_googlenet_3x3_64_192_56", 64, 56, 192, false);
+  packed("packed_inception_3x3_96_128_28", 96, 28, 128, false);
+  packed("packed_inception_3x3_16_32_28", 16, 28, 32, false);
+  packed("packed_vgg_3x3_64_224", 64, 224, 64, false);
+  packed("packed_3x3_40_56_29", 40, 29, 56, false);
   c.push_back({"linear_mlp_1024_4096", "aten::linear", {randn({64, 1024}), randn({4096, 1024}), randn({4096})}});
   c.push_back({"linear_mlp_4096_1024", "aten::linear", {randn({64, 4096}), randn({1024, 4096}), randn({1024})}});
   c.push_back({"mm_1024", "aten::mm", {randn({1024, 1024}), randn({1024, 1024})}});
@@ -89,8 +122,8 @@ int main(int argc, char** argv) {
   const std::string filter = argc > 1 ? argv[1] : "";
   for (auto& c : cases()) {
     if (c.name.find(filter) == std::string::npos) continue;
-    const KernelFn fn = find_kernel(c.op);
-    if (!fn) {
+    const KernelFn fn = c.run ? KernelFn() : find_kernel(c.op);
+    if (!c.run && !fn) {
       std::printf("%-28s  (no kernel)\n", c.name.c_str());
       continue;
     }
@@ -99,7 +132,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 200 && (i < 5 || total < 1000.0); ++i) {
       Stack s = c.args;
       const auto t0 = std::chrono::steady_clock::now();
-      fn(s);
+      if (c.run)
+        c.run();
+      else
+        fn(s);
       const auto t1 = std::chrono::steady_clock::now();
       const double d = std::chrono::duration<double, std::milli>(t1 - t0).count();
       if (i > 0) ms.push_back(d);

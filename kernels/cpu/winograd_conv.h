@@ -1,0 +1,60 @@
+#pragma once
+// A float32 3x3 stride-1 convolution through Winograd's F(4x4, 3x3) on AVX2 machines: each 6x6
+// input tile and each 3x3 filter are transformed so that 4x4 outputs cost 36 multiplications
+// per (input, output) channel pair instead of 144; the 36 transformed positions are then 36
+// independent GEMMs [tiles, IC] x [IC, OC], run on an AVX2 6x16 register tile. Channels-last in
+// and out; the bias and the epilogue (activations, the residual add) applied as each tile's
+// outputs are written.
+//
+// Why: oneDNN's Winograd kernel is AVX-512 only; on AVX2 it runs its direct kernel, the same one
+// PyTorch runs, so the ResNets' 3x3 layers were at parity with PyTorch there.
+//
+// Its results differ from direct summation by a few times direct's own rounding (the transforms
+// scale values by up to 8 and add them back), as oneDNN's F(4x4, 3x3) does.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+
+#include "kernels/cpu/conv.h"
+#include "kernels/cpu/epilogue.h"
+#include "lib/core/tensor.h"
+
+namespace jitctl::cpu {
+
+class WinogradConv {
+ public:
+  // Whether this kernel may take the convolution: float32 [OC, IC, 3, 3] weight, one group, not
+  // transposed, stride 1 and dilation 1, on an AVX2 (not AVX-512) machine, JITCTL_WINOGRAD not 0.
+  static bool suits(const Tensor& weight, const ConvArgs& args);
+
+  WinogradConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue);
+
+  // Whether run() takes this call: a dense channels-last 4-D input with enough output pixels
+  // and work for the transforms to pay (and, with an Add, a dense channels-last residual).
+  bool takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const;
+
+  // out: dense channels-last [N, OC, OH, OW], not aliasing input; it may be the residual itself.
+  void run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const;
+
+ private:
+  struct AlignedFree {
+    void operator()(float* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  };
+  const float* transformed() const;
+  void transform_weights() const;
+
+  Tensor bias_;
+  Epilogue epilogue_;
+  int64_t oc_, ic_;
+  int64_t oc_padded_;  // oc_ rounded up to the register tile's 16 columns
+  bool add_;
+  Tensor weight_;
+  // The transformed weights G g Gᵀ, [36 positions][oc_padded_ / 16 panels][IC][16], the missing
+  // columns zero; made on the first call this kernel takes (4x the weight's bytes, which the
+  // layers whose images are too small for it never need).
+  mutable std::once_flag transformed_once_;
+  mutable std::unique_ptr<float[], AlignedFree> u_;
+};
+
+}  // namespace jitctl::cpu
