@@ -389,6 +389,19 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=vg) if any(p[0] == "add" for p in post) else None
             c[f"vid{vi}_" + ("_".join(p[0] for p in post) or "none")] = ("conv3d", (x, w, b, [stride] * 3, [1, 1, 1], [1, 1, 1], 1, res),
                                                                          tuple(post), apply(base, post, res))
+    # (1, 3, 3) stride-1 3-D convolutions (R(2+1)D's spatial half), which WinogradConv takes as a
+    # batch of frames on channels-last-3d input: sizes off its 4x4 tiles and 16-channel panels, a
+    # batch of two, no bias, the video epilogues.
+    fg = torch.Generator().manual_seed(12)  # its own stream: the families after this one keep theirs
+    frames = [((1, 16, 3, 12, 13), 24, True), ((2, 24, 2, 10, 9), 20, False)]
+    for fi, (xs, oc, with_bias) in enumerate(frames):
+        for post in ([], [("relu", 0, 0)], [("add", 0, 0), ("relu", 0, 0)], [("silu", 0, 0), ("add", 0, 0)]):
+            x, w = torch.randn(*xs, generator=fg), torch.randn(oc, xs[1], 1, 3, 3, generator=fg) / math.sqrt(9 * xs[1])
+            b = torch.randn(oc, generator=fg) if with_bias else None
+            base = F.conv3d(x, w, b, 1, (0, 1, 1))
+            res = torch.randn(*base.shape, generator=fg) if any(p[0] == "add" for p in post) else None
+            c[f"vfr{fi}_" + ("_".join(p[0] for p in post) or "none")] = ("conv3d", (x, w, b, [1, 1, 1], [0, 1, 1], [1, 1, 1], 1, res),
+                                                                         tuple(post), apply(base, post, res))
     for post in chains:
         x, w, b = r(3, 11, 150), r(70, 150) / 12, r(70)
         base = F.linear(x, w, b)
