@@ -163,15 +163,8 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     : weight_(contiguous(weight)), bias_(bias.defined() ? contiguous(bias) : Tensor()), args_(std::move(args)), epilogue_(std::move(epilogue)) {
   if (weight_.dim() == 5) {
     conv3d_ = std::make_unique<const PackedConv3d>(weight_, bias_, epilogue_);
-    // A (1, 3, 3) layer (R(2+1)D's spatial half) is a 3x3 convolution of every frame: WinogradConv
-    // takes it as a batch of N x D images when it suits the 2-D arguments.
-    const auto& ws = weight_.sizes();
-    if (ws[2] == 1) {
-      const ConvArgs a2 = frame_args(args_);
-      const Tensor w2 = Tensor::view_of(weight_.storage(), DType::Float32, weight_.storage_offset(), {ws[0], ws[1], ws[3], ws[4]},
-                                        {ws[1] * ws[3] * ws[4], ws[3] * ws[4], ws[4], 1}, "conv3d weight");
-      if (a2.stride == std::vector<int64_t>{1, 1} && WinogradConv::suits(w2, a2)) winograd_ = std::make_unique<const WinogradConv>(w2, bias_, epilogue_);
-    }
+    // 3x3 frame kernels of stride 1 (R3D's 3x3x3, R(2+1)D's 1x3x3) on WinogradConv.
+    if (WinogradConv::suits(weight_, args_)) winograd_ = std::make_unique<const WinogradConv>(weight_, bias_, epilogue_);
     return;
   }
   dnnl_epilogue_ = epilogue_;
@@ -403,62 +396,21 @@ Tensor PackedConv::run_blocked(const Tensor& input, const Tensor& residual, cons
   return out;
 }
 
-namespace {
-
-bool dense_channels_last_3d(const Tensor& t) {
-  return t.dim() == 5 && t.dtype() == DType::Float32 && t.strides() == channels_last_3d_strides(t.sizes());
-}
-
-// A channels-last-3d [N, C, D, H, W] tensor as the channels-last [N * D, C, H, W] batch of its
-// frames (the same bytes).
-Tensor frames_of(const Tensor& t) {
-  const auto& s = t.sizes();
-  return Tensor::view_of(t.storage(), DType::Float32, t.storage_offset(), {s[0] * s[2], s[1], s[3], s[4]},
-                         channels_last_strides({s[0] * s[2], s[1], s[3], s[4]}), "frames");
-}
-
-}  // namespace
-
-// The 2-D (height, width) part of a 3-D convolution's arguments.
-ConvArgs PackedConv::frame_args(const ConvArgs& a) {
-  auto last2 = [](const std::vector<int64_t>& v) {
-    return v.size() == 3 ? std::vector<int64_t>{v[1], v[2]} : v.size() == 1 ? std::vector<int64_t>{v[0], v[0]} : v;
-  };
-  ConvArgs f = a;
-  f.stride = last2(a.stride);
-  f.dilation = last2(a.dilation);
-  if (a.padding_mode.empty()) f.padding = last2(a.padding);
-  return f;
-}
-
-// Whether WinogradConv takes a (1, 3, 3) stride-1 3-D convolution without depth padding,
-// channels-last-3d in (and residual), as a batch of frames; their 2-D geometry in *frames.
-bool PackedConv::frames_take(const Tensor& input, const Tensor& residual, const ConvParams& p, ConvParams* frames) const {
-  const bool add = has_residual(epilogue_);
-  if (!winograd_ || p.kd != 1 || p.sd != 1 || p.pd != 0 || p.pd_after != 0 || !dense_channels_last_3d(input)) return false;
-  if (add && !dense_channels_last_3d(residual)) return false;
-  const Tensor x2 = frames_of(input);
-  const Tensor w2 = Tensor::view_of(weight_.storage(), DType::Float32, weight_.storage_offset(), {p.oc, p.c, p.kh, p.kw},
-                                    {p.c * p.kh * p.kw, p.kh * p.kw, p.kw, 1}, "conv3d weight");
-  *frames = conv_params(x2, w2, bias_, frame_args(args_), "convolution");
-  return winograd_->takes(x2, add ? frames_of(residual) : Tensor(), *frames);
-}
-
-// The 3-D convolution frames_take accepted, on WinogradConv.
-Tensor PackedConv::run_frames_winograd(const Tensor& input, const Tensor& residual, const ConvParams& frames, const ConvParams& p) const {
-  const bool add = has_residual(epilogue_);
-  const bool in_place = add && residual.sole_owner() && residual.storage_offset() == 0 && residual.data() != input.data();
-  Tensor out = in_place ? residual : new_output_strided(DType::Float32, p.out_sizes, channels_last_3d_strides(p.out_sizes));
-  Tensor out2 = frames_of(out);
-  winograd_->run(frames_of(input), add ? frames_of(residual) : Tensor(), frames, out2);
+// The convolution on WinogradConv (which takes it): into a new channels-last(-3d) output, or into
+// the residual's own bytes when nobody else holds it, as on oneDNN's path below.
+Tensor PackedConv::run_winograd(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
+  const bool in_place = has_residual(epilogue_) && residual.sole_owner() && residual.storage_offset() == 0 && residual.data() != input.data();
+  Tensor out = in_place ? residual
+                        : new_output_strided(DType::Float32, p.out_sizes,
+                                             p.spatial_dims == 3 ? channels_last_3d_strides(p.out_sizes) : channels_last_strides(p.out_sizes));
+  winograd_->run(input, residual, p, out);
   return out;
 }
 
 bool PackedConv::runs_winograd(const Tensor& input, const Tensor& residual) const {
   const ConvParams p = conv_params(input, weight_, bias_, args_, "convolution");
-  ConvParams frames;
-  if (p.spatial_dims == 3) return frames_take(input, residual, p, &frames);
   if (winograd_ && winograd_->takes(input, residual, p)) return true;
+  if (p.spatial_dims == 3) return false;
   return winograd_suits(p) && primitive_for(p)->blocked;
 }
 
@@ -472,8 +424,7 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
     throw InvalidInput(fmt::format("convolution: the residual added to the output must have size {}, got {}", shape_string(p.out_sizes),
                                    residual.defined() ? shape_string(residual.sizes()) : "None"));
   if (p.spatial_dims == 3) {
-    ConvParams frames;
-    if (channels_last_out && frames_take(input, residual, p, &frames)) return run_frames_winograd(input, residual, frames, p);
+    if (winograd_ && channels_last_out && winograd_->takes(input, residual, p)) return run_winograd(input, residual, p);
     return conv3d_->run(input, residual, p, channels_last_out);
   }
   if (two_d && p.h == 1 && p.w == 1 && p.oh == 1 && p.ow == 1 && p.kh == 1 && p.kw == 1 && p.groups == 1)
@@ -497,13 +448,7 @@ Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channel
     im2col_->run(input, residual, p, out);
     return out;
   }
-  if (winograd_ && two_d && channels_last_out && winograd_->takes(input, residual, p)) {
-    // A residual nobody else holds becomes the output, as on oneDNN's path below.
-    const bool in_place = has_residual(epilogue_) && residual.sole_owner() && residual.storage_offset() == 0 && residual.data() != input.data();
-    Tensor out = in_place ? residual : new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
-    winograd_->run(input, residual, p, out);
-    return out;
-  }
+  if (winograd_ && two_d && channels_last_out && winograd_->takes(input, residual, p)) return run_winograd(input, residual, p);
   if (depthwise_ && two_d && channels_last_out && depthwise_->takes(input)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     depthwise_->run(input, p, out);

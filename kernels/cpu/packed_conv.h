@@ -60,9 +60,7 @@ class PackedConv {
   Tensor run_tiny_pointwise(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_blocked(const Tensor& input, const Tensor& residual, const ConvParams& p, const Primitive& plan, bool channels_last_out) const;
   void execute(const Primitive& plan, const dnnl::memory& src, const dnnl::memory& dst) const;
-  bool frames_take(const Tensor& input, const Tensor& residual, const ConvParams& p, ConvParams* frames) const;
-  Tensor run_frames_winograd(const Tensor& input, const Tensor& residual, const ConvParams& frames, const ConvParams& p) const;
-  static ConvArgs frame_args(const ConvArgs& a);
+  Tensor run_winograd(const Tensor& input, const Tensor& residual, const ConvParams& p) const;
 
   Tensor weight_, bias_;
   ConvArgs args_;
@@ -80,7 +78,7 @@ class PackedConv {
   // On AVX2, layers with few output pixels run as one GEMM on Im2colConv.
   std::unique_ptr<const Im2colConv> im2col_;
   // 3x3 stride-1 layers on larger channels-last images run on WinogradConv (AVX2, AVX-512), and
-  // so do (1, 3, 3) 3-D ones, frame by frame.
+  // so do 3-D ones with 3x3 frame kernels.
   std::unique_ptr<const WinogradConv> winograd_;
   // A 5-D weight: the 3-D convolution (of the members above only winograd_ may be made).
   std::unique_ptr<const PackedConv3d> conv3d_;

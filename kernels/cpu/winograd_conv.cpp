@@ -7,6 +7,7 @@
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/gemv.h"
 #include "kernels/cpu/isa_dispatch.h"
+#include "kernels/cpu/packed_conv3d.h"
 #include "kernels/cpu/scratch.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/parallel.h"
@@ -45,7 +46,12 @@ constexpr int64_t kMinChannels = 16;
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
-bool dense_channels_last(const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); }
+// Channels-last (NHWC) for 4-D, channels-last-3d (NDHWC) for 5-D, with no gaps.
+bool dense_channels_last(const Tensor& t) {
+  if (t.dtype() != DType::Float32) return false;
+  if (t.dim() == 4) return is_channels_last(t);
+  return t.dim() == 5 && t.strides() == channels_last_3d_strides(t.sizes());
+}
 
 // Lavin and Gray's F(4x4, 3x3) filter transform G (6x3), in double: the weights are transformed
 // once, as exactly as float32 storage allows.
@@ -85,28 +91,45 @@ JITCTL_TARGET_AVX2 inline __m256i lane_mask(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), idx);
 }
 
-// The geometry of one call, shared by the three phases.
+// The geometry of one call, shared by the three phases. A 2-D convolution has depth 1.
 struct Geometry {
-  int64_t n, h, w, c, oc, oh, ow, ph, pw;
-  int64_t th, tw, tiles;  // tiles per column and row of an image, in all
-  int64_t c8, kpad;       // row lengths of the transformed inputs and of the GEMM results
+  int64_t n, d, h, w, c, oc, od, oh, ow, pd, ph, pw, kd;
+  int64_t th, tw, tiles;  // tiles per column and row of a frame; in all (images x output frames x tiles)
+  int64_t c8;             // channels rounded up to a vector
+  int64_t krow, kpad;     // row lengths of the transformed inputs (kd x c8) and of the GEMM results
 };
 
-// V[pos][r][0:c] = Bᵀ d B for the tiles [t0, t0 + count) of the channels-last input, row r = t - t0;
-// positions rows_pad * c8 floats apart. Pixels outside the image are zero (the padding).
+// Tile t's image, output frame, tile row and tile column.
+struct TileAt {
+  int64_t img, z, ty, tx;
+};
+inline TileAt tile_at(const Geometry& g, int64_t t) {
+  return {t / (g.od * g.th * g.tw), t / (g.th * g.tw) % g.od, t / g.tw % g.th, t % g.tw};
+}
+
+// V[pos][r][q * c8 + c] = Bᵀ d B of input frame z + q - pd (depth tap q) for the tiles
+// [t0, t0 + count) of the channels-last input, row r = t - t0; positions rows_pad * krow floats
+// apart. Pixels and frames outside the input are zero (the padding), and so are the channels
+// from c to c8.
 JITCTL_TARGET_AVX2 void transform_inputs(const float* x, const Geometry& g, int64_t t0, int64_t count, int64_t rows_pad, float* v) {
-  const int64_t pos_stride = rows_pad * g.c8;
+  const int64_t pos_stride = rows_pad * g.krow;
   alignas(32) __m256 tmp[6][6];
   for (int64_t r = 0; r < count; ++r) {
-    const int64_t t = t0 + r, img = t / (g.th * g.tw), ty = t / g.tw % g.th, tx = t % g.tw;
-    const int64_t y0 = ty * kOut - g.ph, x0 = tx * kOut - g.pw;
-    const float* base = x + img * g.h * g.w * g.c;
+    const TileAt at = tile_at(g, t0 + r);
+    const int64_t y0 = at.ty * kOut - g.ph, x0 = at.tx * kOut - g.pw;
     bool row_in[6], col_in[6];
     for (int i = 0; i < 6; ++i) {
       row_in[i] = y0 + i >= 0 && y0 + i < g.h;
       col_in[i] = x0 + i >= 0 && x0 + i < g.w;
     }
-    float* vr = v + r * g.c8;
+    for (int64_t q = 0; q < g.kd; ++q) {
+    float* vr = v + r * g.krow + q * g.c8;
+    const int64_t z = at.z + q - g.pd;
+    if (z < 0 || z >= g.d) {
+      for (int64_t pos = 0; pos < kPos; ++pos) std::fill(vr + pos * pos_stride, vr + pos * pos_stride + g.c8, 0.0f);
+      continue;
+    }
+    const float* base = x + (at.img * g.d + z) * g.h * g.w * g.c;
     for (int64_t c = 0; c < g.c; c += kLanes) {
       const int64_t lanes = std::min(kLanes, g.c - c);
       const __m256i mask = lane_mask(lanes);
@@ -131,6 +154,7 @@ JITCTL_TARGET_AVX2 void transform_inputs(const float* x, const Geometry& g, int6
         input_1d(tmp[i], out);
         for (int j = 0; j < 6; ++j) _mm256_storeu_ps(vr + (i * 6 + j) * pos_stride + c, out[j]);
       }
+    }
     }
   }
 }
@@ -176,15 +200,16 @@ JITCTL_TARGET_AVX2 void tile_6x16(const float* __restrict a, int64_t lda, const 
   }
 }
 
-// M[pos] = V[pos] · U[pos] for the 36 positions of a block of rows_pad tiles.
+// M[pos] = V[pos] · U[pos] for the 36 positions of a block of rows_pad tiles (the depth taps and
+// channels summed as one dimension of krow).
 void multiply_positions(const float* v, const float* u, const Geometry& g, int64_t rows_pad, float* m) {
   const int64_t panels = g.kpad / kNr;
   for (int64_t pos = 0; pos < kPos; ++pos) {
-    const float* a = v + pos * rows_pad * g.c8;
-    const float* b = u + pos * panels * g.c * kNr;
+    const float* a = v + pos * rows_pad * g.krow;
+    const float* b = u + pos * panels * g.krow * kNr;
     float* c = m + pos * rows_pad * g.kpad;
     for (int64_t pn = 0; pn < panels; ++pn)
-      for (int64_t r = 0; r < rows_pad; r += kMr) tile_6x16(a + r * g.c8, g.c8, b + pn * g.c * kNr, g.c, c + r * g.kpad + pn * kNr, g.kpad);
+      for (int64_t r = 0; r < rows_pad; r += kMr) tile_6x16(a + r * g.krow, g.krow, b + pn * g.krow * kNr, g.krow, c + r * g.kpad + pn * kNr, g.kpad);
   }
 }
 
@@ -195,7 +220,7 @@ JITCTL_TARGET_AVX2 void transform_outputs(const float* m, const Geometry& g, int
   const int64_t pos_stride = rows_pad * g.kpad;
   alignas(32) __m256 tmp[4][6];
   for (int64_t r = 0; r < count; ++r) {
-    const int64_t t = t0 + r, img = t / (g.th * g.tw), ty = t / g.tw % g.th, tx = t % g.tw;
+    const TileAt at = tile_at(g, t0 + r);
     const float* mr = m + r * g.kpad;
     for (int64_t k = 0; k < g.oc; k += kLanes) {
       const int64_t lanes = std::min(kLanes, g.oc - k);
@@ -220,11 +245,11 @@ JITCTL_TARGET_AVX2 void transform_outputs(const float* m, const Geometry& g, int
         }
       }
     }
-    const int64_t x0 = tx * kOut, nx = std::min(kOut, g.ow - x0);
-    for (int64_t i = 0; i < kOut && ty * kOut + i < g.oh; ++i) {
-      const int64_t at = ((img * g.oh + ty * kOut + i) * g.ow + x0) * g.oc;
-      if (residual) std::memcpy(y + at, residual + at, static_cast<size_t>(nx * g.oc) * sizeof(float));
-      finish_row_f32(acc + i * kOut * g.oc, nullptr, epilogue, nx * g.oc, y + at);
+    const int64_t x0 = at.tx * kOut, nx = std::min(kOut, g.ow - x0);
+    for (int64_t i = 0; i < kOut && at.ty * kOut + i < g.oh; ++i) {
+      const int64_t o = (((at.img * g.od + at.z) * g.oh + at.ty * kOut + i) * g.ow + x0) * g.oc;
+      if (residual) std::memcpy(y + o, residual + o, static_cast<size_t>(nx * g.oc) * sizeof(float));
+      finish_row_f32(acc + i * kOut * g.oc, nullptr, epilogue, nx * g.oc, y + o);
     }
   }
 }
@@ -239,8 +264,9 @@ bool WinogradConv::suits(const Tensor& weight, const ConvArgs& args) {
   // (its Winograd kernel on AVX-512), to compare with this one.
   static const bool on = !switched_off("JITCTL_WINOGRAD") && !switched_off("JITCTL_OWN_WINOGRAD");
   if (!on || cpu_features().isa == Isa::Generic) return false;
-  if (args.transposed || args.groups != 1 || weight.dtype() != DType::Float32 || weight.dim() != 4 || weight.numel() == 0) return false;
-  if (weight.sizes()[2] != 3 || weight.sizes()[3] != 3) return false;
+  if (args.transposed || args.groups != 1 || weight.dtype() != DType::Float32 || weight.numel() == 0) return false;
+  if (weight.dim() != 4 && weight.dim() != 5) return false;
+  if (weight.sizes()[weight.dim() - 2] != 3 || weight.sizes()[weight.dim() - 1] != 3) return false;
   for (auto s : args.stride)
     if (s != 1) return false;
   for (auto d : args.dilation)
@@ -257,6 +283,7 @@ WinogradConv::WinogradConv(const Tensor& weight, const Tensor& bias, Epilogue ep
       epilogue_(std::move(epilogue)),
       oc_(weight.sizes()[0]),
       ic_(weight.sizes()[1]),
+      kd_(weight.dim() == 5 ? weight.sizes()[2] : 1),
       oc_padded_(round_up(weight.sizes()[0], kNr)),
       add_(has_residual(epilogue_)),
       weight_(weight) {}
@@ -269,29 +296,31 @@ const float* WinogradConv::transformed() const {
 void WinogradConv::transform_weights() const {
   const Tensor wc = contiguous(weight_);
   const float* w = static_cast<const float*>(wc.data());
-  const int64_t panels = oc_padded_ / kNr;
-  const size_t floats = static_cast<size_t>(kPos * panels * ic_ * kNr);
+  const int64_t panels = oc_padded_ / kNr, c8 = round_up(ic_, kLanes), krow = kd_ * c8;
+  const size_t floats = static_cast<size_t>(kPos * panels * krow * kNr);
   u_.reset(static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64})));
   std::fill(u_.get(), u_.get() + floats, 0.0f);
   for (int64_t o = 0; o < oc_; ++o)
-    for (int64_t c = 0; c < ic_; ++c) {
-      const float* f = w + (o * ic_ + c) * 9;
+    for (int64_t c = 0; c < ic_; ++c)
+      for (int64_t q = 0; q < kd_; ++q) {
+      const float* f = w + ((o * ic_ + c) * kd_ + q) * 9;
       double gf[6][3];  // G g
       for (int i = 0; i < 6; ++i)
         for (int b = 0; b < 3; ++b) gf[i][b] = kG[i][0] * f[b] + kG[i][1] * f[3 + b] + kG[i][2] * f[6 + b];
       for (int i = 0; i < 6; ++i)
         for (int j = 0; j < 6; ++j) {
           const double val = gf[i][0] * kG[j][0] + gf[i][1] * kG[j][1] + gf[i][2] * kG[j][2];
-          u_[static_cast<size_t>(((i * 6 + j) * panels + o / kNr) * ic_ * kNr + c * kNr + o % kNr)] = static_cast<float>(val);
+          u_[static_cast<size_t>(((i * 6 + j) * panels + o / kNr) * krow * kNr + (q * c8 + c) * kNr + o % kNr)] = static_cast<float>(val);
         }
     }
 }
 
 bool WinogradConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
-  if (p.spatial_dims != 2 || p.c != ic_ || p.oc != oc_ || !dense_channels_last(input)) return false;
+  if (p.spatial_dims != (kd_ == 1 && input.dim() == 4 ? 2u : 3u) || p.c != ic_ || p.oc != oc_ || !dense_channels_last(input)) return false;
+  if (p.spatial_dims == 3 && (p.kd != kd_ || p.sd != 1 || p.dd != 1)) return false;
   if (p.oh < kMinOutSide || p.ow < kMinOutSide || p.c < kMinChannels || p.oc < kMinChannels) return false;
-  if (p.n * ceil_div(p.oh, kOut) * ceil_div(p.ow, kOut) < kMinTiles) return false;
-  const double flops = 2.0 * static_cast<double>(p.n * p.oc * p.oh * p.ow) * static_cast<double>(p.c * 9);
+  if (p.n * p.od * ceil_div(p.oh, kOut) * ceil_div(p.ow, kOut) < kMinTiles) return false;
+  const double flops = 2.0 * static_cast<double>(p.n * p.oc * p.od * p.oh * p.ow) * static_cast<double>(p.c * kd_ * 9);
   if (flops < kMinFlops) return false;
   if (!add_) return true;
   return residual.defined() && dense_channels_last(residual) && residual.sizes() == p.out_sizes;
@@ -299,27 +328,30 @@ bool WinogradConv::takes(const Tensor& input, const Tensor& residual, const Conv
 
 void WinogradConv::run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const {
 #ifdef JITCTL_HAVE_AVX2_WINOGRAD
-  Geometry g{p.n, p.h, p.w, p.c, p.oc, p.oh, p.ow, p.ph, p.pw, ceil_div(p.oh, kOut), ceil_div(p.ow, kOut), 0, round_up(p.c, kLanes), oc_padded_};
-  g.tiles = g.n * g.th * g.tw;
+  const bool three_d = p.spatial_dims == 3;
+  Geometry g{p.n, three_d ? p.d : 1, p.h, p.w, p.c, p.oc, three_d ? p.od : 1, p.oh, p.ow, three_d ? p.pd : 0, p.ph, p.pw, kd_,
+             ceil_div(p.oh, kOut), ceil_div(p.ow, kOut), 0, round_up(p.c, kLanes), 0, oc_padded_};
+  g.tiles = g.n * g.od * g.th * g.tw;
+  g.krow = g.kd * g.c8;
   const float* u = transformed();
   const float* x = static_cast<const float*>(input.data());
   float* y = static_cast<float*>(out.mutable_data());
   // The residual is copied in tile by tile unless the output is the residual itself.
   const float* res = add_ && residual.data() != out.data() ? static_cast<const float*>(residual.data()) : nullptr;
   const float* bias = bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr;
-  const int64_t per_tile = kPos * static_cast<int64_t>(sizeof(float)) * (g.c8 + g.kpad);
+  const int64_t per_tile = kPos * static_cast<int64_t>(sizeof(float)) * (g.krow + g.kpad);
   const int64_t max_rows = std::max(kMr, kBlockBytes / per_tile / kMr * kMr);
-  const SmallWorkOnOneThread small(2.0 * static_cast<double>(g.tiles * kPos) * static_cast<double>(g.c * g.oc));
+  const SmallWorkOnOneThread small(2.0 * static_cast<double>(g.tiles * kPos) * static_cast<double>(g.krow * g.oc));
   parallel_for(0, g.tiles, kMr, [&](int64_t t_begin, int64_t t_end) {
     const int64_t rows = std::min(max_rows, round_up(t_end - t_begin, kMr));
-    auto* v = static_cast<float*>(scratch_buffer(ScratchSlot::ConvSrc, static_cast<size_t>(kPos * rows * g.c8) * sizeof(float)));
+    auto* v = static_cast<float*>(scratch_buffer(ScratchSlot::ConvSrc, static_cast<size_t>(kPos * rows * g.krow) * sizeof(float)));
     auto* m = static_cast<float*>(scratch_buffer(ScratchSlot::ConvDst, static_cast<size_t>(kPos * rows * g.kpad) * sizeof(float)));
     auto* acc = static_cast<float*>(scratch_buffer(ScratchSlot::ConvAcc, static_cast<size_t>(kOut * kOut * g.oc) * sizeof(float)));
     for (int64_t t0 = t_begin; t0 < t_end; t0 += rows) {
       const int64_t count = std::min(rows, t_end - t0), rows_pad = round_up(count, kMr);
       // Rows past the block's tiles feed register-tile rows nobody reads; zero keeps them finite.
       for (int64_t pos = 0; pos < kPos; ++pos)
-        std::fill(v + (pos * rows_pad + count) * g.c8, v + (pos + 1) * rows_pad * g.c8, 0.0f);
+        std::fill(v + (pos * rows_pad + count) * g.krow, v + (pos + 1) * rows_pad * g.krow, 0.0f);
       transform_inputs(x, g, t0, count, rows_pad, v);
       multiply_positions(v, u, g, rows_pad, m);
       transform_outputs(m, g, t0, count, rows_pad, bias, epilogue_, res, y, acc);

@@ -389,9 +389,9 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=vg) if any(p[0] == "add" for p in post) else None
             c[f"vid{vi}_" + ("_".join(p[0] for p in post) or "none")] = ("conv3d", (x, w, b, [stride] * 3, [1, 1, 1], [1, 1, 1], 1, res),
                                                                          tuple(post), apply(base, post, res))
-    # (1, 3, 3) stride-1 3-D convolutions (R(2+1)D's spatial half), which WinogradConv takes as a
-    # batch of frames on channels-last-3d input: sizes off its 4x4 tiles and 16-channel panels, a
-    # batch of two, no bias, the video epilogues.
+    # (1, 3, 3) stride-1 3-D convolutions (R(2+1)D's spatial half), which WinogradConv takes on
+    # channels-last-3d input (one depth tap; vid0 above has three): sizes off its 4x4 tiles and
+    # 16-channel panels, a batch of two, no bias, the video epilogues.
     fg = torch.Generator().manual_seed(12)  # its own stream: the families after this one keep theirs
     frames = [((1, 16, 3, 12, 13), 24, True), ((2, 24, 2, 10, 9), 20, False)]
     for fi, (xs, oc, with_bias) in enumerate(frames):
