@@ -123,38 +123,38 @@ JITCTL_TARGET_AVX2 void transform_inputs(const float* x, const Geometry& g, int6
       col_in[i] = x0 + i >= 0 && x0 + i < g.w;
     }
     for (int64_t q = 0; q < g.kd; ++q) {
-    float* vr = v + r * g.krow + q * g.c8;
-    const int64_t z = at.z + q - g.pd;
-    if (z < 0 || z >= g.d) {
-      for (int64_t pos = 0; pos < kPos; ++pos) std::fill(vr + pos * pos_stride, vr + pos * pos_stride + g.c8, 0.0f);
-      continue;
-    }
-    const float* base = x + (at.img * g.d + z) * g.h * g.w * g.c;
-    for (int64_t c = 0; c < g.c; c += kLanes) {
-      const int64_t lanes = std::min(kLanes, g.c - c);
-      const __m256i mask = lane_mask(lanes);
-      // Columns first: Bᵀ over each column's six pixels.
-      for (int j = 0; j < 6; ++j) {
-        __m256 d[6];
-        for (int i = 0; i < 6; ++i) {
-          if (!row_in[i] || !col_in[j]) {
-            d[i] = _mm256_setzero_ps();
-            continue;
+      float* vr = v + r * g.krow + q * g.c8;
+      const int64_t z = at.z + q - g.pd;
+      if (z < 0 || z >= g.d) {
+        for (int64_t pos = 0; pos < kPos; ++pos) std::fill(vr + pos * pos_stride, vr + pos * pos_stride + g.c8, 0.0f);
+        continue;
+      }
+      const float* base = x + (at.img * g.d + z) * g.h * g.w * g.c;
+      for (int64_t c = 0; c < g.c; c += kLanes) {
+        const int64_t lanes = std::min(kLanes, g.c - c);
+        const __m256i mask = lane_mask(lanes);
+        // Columns first: Bᵀ over each column's six pixels.
+        for (int j = 0; j < 6; ++j) {
+          __m256 d[6];
+          for (int i = 0; i < 6; ++i) {
+            if (!row_in[i] || !col_in[j]) {
+              d[i] = _mm256_setzero_ps();
+              continue;
+            }
+            const float* px = base + ((y0 + i) * g.w + x0 + j) * g.c + c;
+            d[i] = lanes == kLanes ? _mm256_loadu_ps(px) : _mm256_maskload_ps(px, mask);
           }
-          const float* px = base + ((y0 + i) * g.w + x0 + j) * g.c + c;
-          d[i] = lanes == kLanes ? _mm256_loadu_ps(px) : _mm256_maskload_ps(px, mask);
+          __m256 col[6];
+          input_1d(d, col);
+          for (int i = 0; i < 6; ++i) tmp[i][j] = col[i];
         }
-        __m256 col[6];
-        input_1d(d, col);
-        for (int i = 0; i < 6; ++i) tmp[i][j] = col[i];
+        // Then B over each row.
+        for (int i = 0; i < 6; ++i) {
+          __m256 out[6];
+          input_1d(tmp[i], out);
+          for (int j = 0; j < 6; ++j) _mm256_storeu_ps(vr + (i * 6 + j) * pos_stride + c, out[j]);
+        }
       }
-      // Then B over each row.
-      for (int i = 0; i < 6; ++i) {
-        __m256 out[6];
-        input_1d(tmp[i], out);
-        for (int j = 0; j < 6; ++j) _mm256_storeu_ps(vr + (i * 6 + j) * pos_stride + c, out[j]);
-      }
-    }
     }
   }
 }
@@ -165,33 +165,16 @@ JITCTL_TARGET_AVX2 void tile_6x16(const float* __restrict a, int64_t lda, const 
   __m256 lo[kMr], hi[kMr];
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) lo[i] = hi[i] = _mm256_setzero_ps();
-  const float* a0 = a;
-  const float* a1 = a + lda;
-  const float* a2 = a + 2 * lda;
-  const float* a3 = a + 3 * lda;
-  const float* a4 = a + 4 * lda;
-  const float* a5 = a + 5 * lda;
+  const float* rows[kMr] = {a, a + lda, a + 2 * lda, a + 3 * lda, a + 4 * lda, a + 5 * lda};
 #pragma GCC unroll 2
   for (int64_t q = 0; q < k; ++q) {
     const __m256 b0 = _mm256_load_ps(b + q * 16), b1 = _mm256_load_ps(b + q * 16 + 8);
-    __m256 ai = _mm256_broadcast_ss(a0 + q);
-    lo[0] = _mm256_fmadd_ps(ai, b0, lo[0]);
-    hi[0] = _mm256_fmadd_ps(ai, b1, hi[0]);
-    ai = _mm256_broadcast_ss(a1 + q);
-    lo[1] = _mm256_fmadd_ps(ai, b0, lo[1]);
-    hi[1] = _mm256_fmadd_ps(ai, b1, hi[1]);
-    ai = _mm256_broadcast_ss(a2 + q);
-    lo[2] = _mm256_fmadd_ps(ai, b0, lo[2]);
-    hi[2] = _mm256_fmadd_ps(ai, b1, hi[2]);
-    ai = _mm256_broadcast_ss(a3 + q);
-    lo[3] = _mm256_fmadd_ps(ai, b0, lo[3]);
-    hi[3] = _mm256_fmadd_ps(ai, b1, hi[3]);
-    ai = _mm256_broadcast_ss(a4 + q);
-    lo[4] = _mm256_fmadd_ps(ai, b0, lo[4]);
-    hi[4] = _mm256_fmadd_ps(ai, b1, hi[4]);
-    ai = _mm256_broadcast_ss(a5 + q);
-    lo[5] = _mm256_fmadd_ps(ai, b0, lo[5]);
-    hi[5] = _mm256_fmadd_ps(ai, b1, hi[5]);
+#pragma GCC unroll 6
+    for (int i = 0; i < kMr; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(rows[i] + q);
+      lo[i] = _mm256_fmadd_ps(ai, b0, lo[i]);
+      hi[i] = _mm256_fmadd_ps(ai, b1, hi[i]);
+    }
   }
 #pragma GCC unroll 6
   for (int i = 0; i < kMr; ++i) {
