@@ -282,20 +282,27 @@ void WinogradConv::transform_weights() const {
   const int64_t panels = oc_padded_ / kNr, c8 = round_up(ic_, kLanes), krow = kd_ * c8;
   const size_t floats = static_cast<size_t>(kPos * panels * krow * kNr);
   u_.reset(static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64})));
-  std::fill(u_.get(), u_.get() + floats, 0.0f);
-  for (int64_t o = 0; o < oc_; ++o)
-    for (int64_t c = 0; c < ic_; ++c)
-      for (int64_t q = 0; q < kd_; ++q) {
-      const float* f = w + ((o * ic_ + c) * kd_ + q) * 9;
-      double gf[6][3];  // G g
-      for (int i = 0; i < 6; ++i)
-        for (int b = 0; b < 3; ++b) gf[i][b] = kG[i][0] * f[b] + kG[i][1] * f[3 + b] + kG[i][2] * f[6 + b];
-      for (int i = 0; i < 6; ++i)
-        for (int j = 0; j < 6; ++j) {
-          const double val = gf[i][0] * kG[j][0] + gf[i][1] * kG[j][1] + gf[i][2] * kG[j][2];
-          u_[static_cast<size_t>(((i * 6 + j) * panels + o / kNr) * krow * kNr + (q * c8 + c) * kNr + o % kNr)] = static_cast<float>(val);
-        }
+  float* u = u_.get();
+  // Panel by panel on the team (a model's first call transforms every such layer's weights:
+  // 14% of ResNet-18's `jitctl run` on one thread), each zeroing and writing its own columns.
+  parallel_for(0, panels, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t pn = p0; pn < p1; ++pn) {
+      for (int64_t pos = 0; pos < kPos; ++pos) std::fill_n(u + (pos * panels + pn) * krow * kNr, krow * kNr, 0.0f);
+      for (int64_t o = pn * kNr; o < std::min(oc_, (pn + 1) * kNr); ++o)
+        for (int64_t c = 0; c < ic_; ++c)
+          for (int64_t q = 0; q < kd_; ++q) {
+            const float* f = w + ((o * ic_ + c) * kd_ + q) * 9;
+            double gf[6][3];  // G g
+            for (int i = 0; i < 6; ++i)
+              for (int b = 0; b < 3; ++b) gf[i][b] = kG[i][0] * f[b] + kG[i][1] * f[3 + b] + kG[i][2] * f[6 + b];
+            for (int i = 0; i < 6; ++i)
+              for (int j = 0; j < 6; ++j) {
+                const double val = gf[i][0] * kG[j][0] + gf[i][1] * kG[j][1] + gf[i][2] * kG[j][2];
+                u[((i * 6 + j) * panels + pn) * krow * kNr + (q * c8 + c) * kNr + o % kNr] = static_cast<float>(val);
+              }
+          }
     }
+  });
 }
 
 bool WinogradConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
