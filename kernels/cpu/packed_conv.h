@@ -49,7 +49,7 @@ class PackedConv {
   const Epilogue& epilogue() const { return epilogue_; }
 
   // Whether `input` (with `residual`, for an epilogue with an Add) runs on a Winograd kernel:
-  // oneDNN's (AVX-512, its blocked layout) or WinogradConv (AVX2, channels-last input) rather
+  // oneDNN's (AVX-512, its blocked layout) or WinogradConv (AVX2 and AVX-512, channels-last input) rather
   // than a direct one. For tests that must know which path they checked.
   bool runs_winograd(const Tensor& input, const Tensor& residual) const;
 
