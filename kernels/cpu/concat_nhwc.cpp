@@ -13,37 +13,40 @@ namespace {
 // A part of CT channels (a compile-time count: a few fixed-size moves a pixel, where the loop of
 // run-time length costs its setup for every pixel of a small part).
 template <int64_t CT>
-JITCTL_ALWAYS_INLINE void copy_fixed(const float* __restrict src, float* __restrict o, int64_t c, int64_t p0, int64_t p1) {
+JITCTL_ALWAYS_INLINE void copy_fixed(const float* __restrict src, int64_t ld, float* __restrict o, int64_t c, int64_t p0, int64_t p1) {
   for (int64_t p = p0; p < p1; ++p) {
-    const float* s = src + p * CT;
+    const float* s = src + p * ld;
     float* d = o + p * c;
     for (int64_t j = 0; j < CT; ++j) d[j] = s[j];
   }
 }
 
-JITCTL_ALWAYS_INLINE void copy_part_body(const float* __restrict src, float* __restrict o, int64_t ct, int64_t c, int64_t p0, int64_t p1) {
+// `ld`: the part's own pixel stride (ct when dense, more for a channel slice of a wider tensor).
+JITCTL_ALWAYS_INLINE void copy_part_body(const float* __restrict src, int64_t ld, float* __restrict o, int64_t ct, int64_t c, int64_t p0,
+                                         int64_t p1) {
   switch (ct) {
-    case 1: return copy_fixed<1>(src, o, c, p0, p1);
-    case 2: return copy_fixed<2>(src, o, c, p0, p1);
-    case 4: return copy_fixed<4>(src, o, c, p0, p1);
-    case 8: return copy_fixed<8>(src, o, c, p0, p1);
-    case 16: return copy_fixed<16>(src, o, c, p0, p1);
+    case 1: return copy_fixed<1>(src, ld, o, c, p0, p1);
+    case 2: return copy_fixed<2>(src, ld, o, c, p0, p1);
+    case 4: return copy_fixed<4>(src, ld, o, c, p0, p1);
+    case 8: return copy_fixed<8>(src, ld, o, c, p0, p1);
+    case 16: return copy_fixed<16>(src, ld, o, c, p0, p1);
     default: break;
   }
   for (int64_t p = p0; p < p1; ++p) {
-    const float* s = src + p * ct;
+    const float* s = src + p * ld;
     float* d = o + p * c;
     for (int64_t j = 0; j < ct; ++j) d[j] = s[j];
   }
 }
-JITCTL_ISA_CLONES(void, copy_part, (const float* src, float* o, int64_t ct, int64_t c, int64_t p0, int64_t p1), (src, o, ct, c, p0, p1))
+JITCTL_ISA_CLONES(void, copy_part, (const float* src, int64_t ld, float* o, int64_t ct, int64_t c, int64_t p0, int64_t p1),
+                  (src, ld, o, ct, c, p0, p1))
 
 }  // namespace
 
 bool concat_channels_last_ok(const std::vector<Tensor>& parts) {
   if (parts.empty()) return false;
   for (const Tensor& t : parts) {
-    if (t.dtype() != DType::Float32 || t.dim() != 4 || !is_channels_last(t)) return false;
+    if (t.dtype() != DType::Float32 || t.dim() != 4 || channels_last_pixel_stride(t) == 0) return false;
     const auto& s = t.sizes();
     const auto& r = parts[0].sizes();
     if (s[0] != r[0] || s[2] != r[2] || s[3] != r[3] || s[1] == 0) return false;
@@ -64,11 +67,16 @@ Tensor concat_channels_last(const std::vector<Tensor>& parts) {
     for (const Tensor& t : parts) {
       const int64_t ct = t.sizes()[1];
       const float* src = static_cast<const float*>(t.data());
-      copy_part(src, o + at, ct, c, p0, p1);
+      copy_part(src, channels_last_pixel_stride(t), o + at, ct, c, p0, p1);
       at += ct;
     }
   });
   return out;
+}
+
+void copy_channel_rows(const float* src, int64_t ld_src, float* dst, int64_t ld_dst, int64_t channels, int64_t pixels) {
+  parallel_for(0, pixels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(channels, 1)),
+               [&](int64_t p0, int64_t p1) { copy_part(src, ld_src, dst, channels, ld_dst, p0, p1); });
 }
 
 }  // namespace jitctl::cpu

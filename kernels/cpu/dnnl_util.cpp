@@ -126,6 +126,18 @@ bool is_channels_last(const Tensor& t) {
   return true;
 }
 
+int64_t channels_last_pixel_stride(const Tensor& t) {
+  if (t.dim() != 4) return 0;
+  if (is_channels_last(t)) return std::max<int64_t>(t.sizes()[1], 1);
+  const auto& s = t.sizes();
+  const auto& st = t.strides();
+  // The pixel stride shows in the innermost dim of more than one element.
+  const int64_t ld = s[3] > 1 ? st[3] : s[2] > 1 ? st[2] : s[0] > 1 ? st[0] : 0;
+  if (ld < s[1] || (s[1] > 1 && st[1] != 1)) return 0;
+  if ((s[3] > 1 && st[3] != ld) || (s[2] > 1 && st[2] != s[3] * ld) || (s[0] > 1 && st[0] != s[2] * s[3] * ld)) return 0;
+  return ld;
+}
+
 dnnl::memory::desc dnnl_desc_of(const Tensor& t) {
   using dt = dnnl::memory::data_type;
   if (t.dtype() != DType::Float32) throw Unsupported(fmt::format("oneDNN kernels: dtype {} (float32 only)", dtype_name(t.dtype())));

@@ -56,6 +56,11 @@ dnnl::memory pack_weights(const dnnl::memory::desc& plain, const void* data, con
 std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes);
 // Whether `t` (4-D) is stored densely channels-last (size-1 dims' strides ignored).
 bool is_channels_last(const Tensor& t);
+// The distance in floats between neighbouring pixels of `t` (4-D) when it is channels-last with
+// its pixels evenly spaced (size-1 dims' strides ignored): C when dense, more for a channel slice
+// of a wider channels-last tensor (a chunk along channels, as ShuffleNet's blocks split theirs);
+// 0 when it is not so.
+int64_t channels_last_pixel_stride(const Tensor& t);
 
 // Keeps a oneDNN call on the calling thread while in scope when its work is too small to pay
 // for the team (below kSmallWorkFlops): waking the other threads and joining them costs more

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "kernels/cpu/activations.h"
+#include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/gemv.h"
@@ -414,11 +415,20 @@ bool PackedConv::runs_winograd(const Tensor& input, const Tensor& residual) cons
   return winograd_suits(p) && primitive_for(p)->blocked;
 }
 
-Tensor PackedConv::run(const Tensor& input, const Tensor& residual, bool channels_last_out) const {
-  const ConvParams p = conv_params(input, weight_, bias_, args_, "convolution");
+Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool channels_last_out) const {
+  const ConvParams p = conv_params(input_arg, weight_, bias_, args_, "convolution");
   const bool two_d = p.spatial_dims == 2;
   if (p.n == 0) return new_output(DType::Float32, p.out_sizes);
-  if (input.numel() == 0) throw Unsupported("convolution of an input with no elements per image");
+  if (input_arg.numel() == 0) throw Unsupported("convolution of an input with no elements per image");
+  // A channel slice of a wider channels-last tensor (ShuffleNet's chunks): PointwiseConv reads
+  // it in place; for the other kernels its rows are made dense first (a reorder for its strides
+  // would be built on every call, and the own kernels read dense rows).
+  Tensor input = input_arg;
+  if (const int64_t ld = two_d ? channels_last_pixel_stride(input_arg) : 0;
+      ld > p.c && !(pointwise_ && channels_last_out && pointwise_->takes(input_arg, residual))) {
+    input = new_output_strided(DType::Float32, input_arg.sizes(), channels_last_strides(input_arg.sizes()));
+    copy_channel_rows(static_cast<const float*>(input_arg.data()), ld, static_cast<float*>(input.mutable_data()), p.c, p.c, p.n * p.h * p.w);
+  }
   const bool add = has_residual(epilogue_);
   if (add && (!residual.defined() || residual.sizes() != p.out_sizes || residual.dtype() != DType::Float32))
     throw InvalidInput(fmt::format("convolution: the residual added to the output must have size {}, got {}", shape_string(p.out_sizes),

@@ -33,7 +33,8 @@ constexpr double kMinFlopsPerThread = 3e5;
 using Mode = VecActivation;  // Row is never used: suits() takes only the in-register ones
 
 struct Job {
-  const float* x;    // input, dense channels-last: pixel p's channels at x + p * c
+  const float* x;    // input, channels-last: pixel p's channels at x + p * ldx
+  int64_t ldx;       // c when dense; more for a channel slice of a wider tensor
   const float* res;  // residual, shaped as y (or null)
   float* y;          // output, dense channels-last
   int64_t c, oc, pixels;
@@ -59,7 +60,8 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) acc[r][b] = bv;
   }
-  const float* x = j.x + p * C;
+  const int64_t ldx = j.ldx;
+  const float* x = j.x + p * ldx;
   for (int64_t k = 0; k < C; ++k) {
     vf wv[NB];
 #pragma GCC unroll 4
@@ -67,7 +69,7 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       if (Tail && r >= rows) break;
-      const vf xb = splat(x[r * C + k]);
+      const vf xb = splat(x[r * ldx + k]);
 #pragma GCC unroll 4
       for (int b = 0; b < NB; ++b) acc[r][b] += xb * wv[b];
     }
@@ -181,7 +183,8 @@ PointwiseConv::PointwiseConv(const Tensor& weight, const Tensor& bias, Epilogue 
 
 bool PointwiseConv::takes(const Tensor& input, const Tensor& residual) const {
   auto dense_cl = [](const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); };
-  if (!dense_cl(input) || input.sizes()[1] != c_) return false;
+  // The input may be a channel slice of a wider channels-last tensor (its pixels further apart).
+  if (input.dim() != 4 || input.dtype() != DType::Float32 || channels_last_pixel_stride(input) == 0 || input.sizes()[1] != c_) return false;
   if (!has_residual(epilogue_)) return true;
   const auto& s = input.sizes();
   return residual.defined() && dense_cl(residual) && residual.sizes() == std::vector<int64_t>{s[0], oc_, s[2], s[3]};
@@ -195,6 +198,7 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
   const auto& s = input.sizes();
   Job j{};
   j.x = static_cast<const float*>(input.data());
+  j.ldx = channels_last_pixel_stride(input);
   j.res = add ? static_cast<const float*>(residual.data()) : nullptr;
   j.y = static_cast<float*>(out.mutable_data());
   j.c = c_, j.oc = oc_, j.pixels = s[0] * s[2] * s[3];

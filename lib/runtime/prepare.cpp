@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "kernels/cpu/channel_shuffle.h"
 #include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/epilogue.h"
 #include "kernels/cpu/norm.h"
@@ -562,6 +563,100 @@ Node* channel_cat_of_list(const Node* list) {
   return cat;
 }
 
+// A channel shuffle (ShuffleChain) whose input is channels-last: one pass interleaving each
+// pixel's channels into a channels-last output, where the ops would copy into NCHW order and the
+// next convolution convert back. Other inputs, and sizes that are no shuffle, replay the ops.
+class PreparedChannelShuffle final : public PreparedKernel {
+ public:
+  struct Sizes {
+    std::optional<IValue> constant;
+    size_t slot = 0;
+  };
+
+  PreparedChannelShuffle(Sizes split, Sizes merged, bool channels_last_out, std::vector<Step> steps)
+      : split_(std::move(split)), merged_(std::move(merged)), channels_last_out_(channels_last_out), steps_(std::move(steps)) {}
+
+  void run(Stack& s) const override {
+    const IValue& xv = s.at(0);
+    if (xv.is_tensor()) {
+      const Tensor& x = xv.to_tensor();
+      const int64_t g = groups_of(x, s);
+      if (g > 0 && channels_last_out_ && cpu::channel_shuffle_channels_last_ok(x, g)) {
+        s.assign(1, IValue(cpu::channel_shuffle_channels_last(x, g)));
+        return;
+      }
+      // Not a shuffle of these sizes: the ops on x in the layout PyTorch's producer gave it
+      // (a view of a channels-last x would fail where PyTorch's contiguous one does not).
+      if (g == 0 && !x.is_contiguous()) {
+        Stack copy = s;
+        copy[0] = IValue(cpu::contiguous(x));
+        s.assign(1, IValue(replay(steps_, copy)));
+        return;
+      }
+    }
+    s.assign(1, IValue(replay(steps_, s)));
+  }
+
+ private:
+  static bool sizes_of(const Sizes& a, const Stack& s, std::vector<int64_t>& out) {
+    const IValue& v = a.constant ? *a.constant : s.at(a.slot);
+    if (!v.is(IValue::Kind::List)) return false;
+    out.clear();
+    for (const IValue& e : v.to_list()->items) {
+      if (!e.is(IValue::Kind::Int)) return false;
+      out.push_back(e.to_int());
+    }
+    return true;
+  }
+
+  // The groups g when the views are a channel shuffle of x, else 0.
+  int64_t groups_of(const Tensor& x, const Stack& s) const {
+    std::vector<int64_t> a, b;
+    if (x.dim() != 4 || !sizes_of(split_, s, a) || !sizes_of(merged_, s, b)) return 0;
+    return cpu::channel_shuffle_groups(x.sizes(), a, b);
+  }
+
+  Sizes split_, merged_;
+  bool channels_last_out_;
+  std::vector<Step> steps_;
+};
+
+// ShuffleNet's channel shuffle as traced: `view(x, [N, g, C/g, H, W]) -> transpose(1, 2) ->
+// contiguous() -> view([N, C, H, W])`, each value read by the next alone, in one block. Its
+// sizes are computed (from x.size()) and checked at run time.
+struct ShuffleChain {
+  Node* view5 = nullptr;
+  Node* transpose = nullptr;
+  Node* contiguous = nullptr;
+  Node* view4 = nullptr;
+};
+
+Node* only_reader(const Node* n, std::initializer_list<std::string_view> kinds) {
+  if (n->outputs().size() != 1 || n->output()->uses().size() != 1) return nullptr;
+  const Use& u = n->output()->uses()[0];
+  if (u.offset != 0 || u.user->owning_block() != n->owning_block() || !is_kind(u.user, kinds)) return nullptr;
+  return u.user;
+}
+
+std::optional<ShuffleChain> channel_shuffle_at(Node* n) {
+  ShuffleChain c;
+  if (!is_kind(n, {"aten::view", "aten::reshape"}) || n->inputs().size() != 2) return std::nullopt;
+  c.view5 = n;
+  c.transpose = only_reader(n, {"aten::transpose"});
+  if (!c.transpose || c.transpose->inputs().size() != 3) return std::nullopt;
+  auto d0 = constant_of(c.transpose->input(1)), d1 = constant_of(c.transpose->input(2));
+  if (!d0 || !d1 || !d0->is(IValue::Kind::Int) || !d1->is(IValue::Kind::Int)) return std::nullopt;
+  const int64_t a = d0->to_int() < 0 ? d0->to_int() + 5 : d0->to_int(), b = d1->to_int() < 0 ? d1->to_int() + 5 : d1->to_int();
+  if (std::min(a, b) != 1 || std::max(a, b) != 2) return std::nullopt;
+  c.contiguous = only_reader(c.transpose, {"aten::contiguous"});
+  if (!c.contiguous || c.contiguous->inputs().size() != 2) return std::nullopt;
+  auto format = constant_of(c.contiguous->input(1));  // torch.contiguous_format is 0
+  if (!format || !format->is(IValue::Kind::Int) || format->to_int() != 0) return std::nullopt;
+  c.view4 = only_reader(c.contiguous, {"aten::view", "aten::reshape"});
+  if (!c.view4 || c.view4->inputs().size() != 2) return std::nullopt;
+  return c;
+}
+
 // ---- layout ----------------------------------------------------------------------------------
 
 // Readers that take a tensor of any strides and give the same values: the value may be
@@ -588,6 +683,9 @@ Reader reader_kind(const Node* u) {
       // then finds the channels-last values already in NHWC order, without a copy).
       {"aten::mean", Reader::Ends}, {"aten::layer_norm", Reader::Ends}, {"aten::linear", Reader::Ends},
       {"aten::permute", Reader::PassesOn},
+      // A chunk along any dim is views of any strides; its pieces' readers are checked in turn
+      // (ShuffleNet's blocks split their input so: one half to a convolution, one to a cat).
+      {"aten::chunk", Reader::PassesOn}, {"prim::ListUnpack", Reader::PassesOn},
   };
   auto it = kinds.find(k);
   if (it == kinds.end()) return Reader::Unsafe;
@@ -612,6 +710,14 @@ bool channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& me
     // A part of a channel concatenation: the prepared cat takes any layout (and passes
     // channels-last on when its own readers allow).
     if (channel_cat_of_list(use.user)) continue;
+    // A channel shuffle: the prepared one keeps channels-last when its own readers allow.
+    if (auto shuffle = use.offset == 0 ? channel_shuffle_at(use.user) : std::nullopt) {
+      if (!channels_last_ok(shuffle->view4->output(), memo, depth + 1)) {
+        ok = false;
+        break;
+      }
+      continue;
+    }
     const Reader r = reader_kind(use.user);
     if (r == Reader::Unsafe) {
       ok = false;
@@ -685,6 +791,34 @@ static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(c
   return g;
 }
 
+static std::optional<PreparedGroup> prepare_channel_shuffle(Node* view5, KernelFn (*lookup)(const Node*),
+                                                            const std::function<bool(const Node*)>& taken) {
+  auto chain = channel_shuffle_at(view5);
+  if (!chain) return std::nullopt;
+  const std::vector<Node*> nodes{chain->view5, chain->transpose, chain->contiguous, chain->view4};
+  for (Node* n : nodes)
+    if (taken(n) || !lookup(n)) return std::nullopt;
+  if (!pure_between(chain->view5, chain->view4, nodes)) return std::nullopt;
+  GroupBuilder b;
+  b.slot_of(view5->input(0));
+  auto sizes = [&](Value* v) {
+    PreparedChannelShuffle::Sizes s;
+    s.constant = constant_of(v);
+    if (!s.constant) s.slot = b.slot_of(v);
+    return s;
+  };
+  PreparedChannelShuffle::Sizes split = sizes(chain->view5->input(1)), merged = sizes(chain->view4->input(1));
+  const Value* prev = nullptr;
+  for (Node* n : nodes) {
+    b.add_step(n, lookup(n), prev);
+    prev = n->output();
+  }
+  b.g.output = chain->view4->output();
+  std::unordered_map<const Value*, bool> memo;
+  b.g.op = std::make_shared<PreparedChannelShuffle>(std::move(split), std::move(merged), channels_last_ok(b.g.output, memo), std::move(b.steps));
+  return std::move(b.g);
+}
+
 // batch_norm(x, weight?, bias?, mean, var, training=False, momentum, eps, cudnn) with constant
 // parameters, read only by a relu or relu_ right after it.
 static std::optional<PreparedGroup> prepare_batch_norm_relu(Node* bn, KernelFn (*lookup)(const Node*),
@@ -725,6 +859,7 @@ std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Nod
   if (!preparation_enabled()) return std::nullopt;
   if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup, taken);
   if (is_kind(n, {"aten::batch_norm"})) return prepare_batch_norm_relu(n, lookup, taken);
+  if (is_kind(n, {"aten::view", "aten::reshape"})) return prepare_channel_shuffle(n, lookup, taken);
   if (!is_kind(n, {"aten::linear", "aten::conv1d", "aten::conv2d", "aten::_convolution", "aten::convolution"}) || n->inputs().empty())
     return std::nullopt;
   GroupBuilder b;

@@ -14,8 +14,8 @@ not frozen), NAME.inK.pt (input tuples) and testdata/golden_fast/NAME/outK.pt (t
 output), which tests/corpus/test_run_golden.cpp replays through `jitctl run`; and
 writes_weight_scripted.pt with writes_weight_scripted.calls.pt (input, outputs of three calls).
 The transformer models (kernels/cpu/prepared_attention.cpp: the fast path's encoder layer and
-self-attention with packed weights), the dense layers and the video blocks (3-D convolutions and
-pooling) come last, each from its own seed, so adding them left the files above as they were.
+self-attention with packed weights), the dense layers, the video blocks (3-D convolutions and
+pooling) and ShuffleNet's units (the channel shuffle) come last, each from its own seed, so adding them left the files above as they were.
 Run: /usr/bin/python3 testdata/gen/make_fast_path_models.py
 """
 import os
@@ -334,6 +334,69 @@ def video_blocks():
     return "video_blocks_frozen", VideoBlocks().eval(), [(r(1, 3, 4, 32, 32),), (r(2, 3, 5, 24, 28),)]
 
 
+def channel_shuffle(x, groups, merged_as_minus_one=False):
+    n, c, h, w = x.size()
+    x = x.view(n, groups, c // groups, h, w)
+    x = torch.transpose(x, 1, 2).contiguous()
+    return x.view(n, -1, h, w) if merged_as_minus_one else x.view(n, c, h, w)
+
+
+class ShuffleUnit(nn.Module):
+    """torchvision's ShuffleNetV2 unit: stride 1 splits the input in two along channels (one
+    half through the branch), stride 2 sends all of it through two branches; then the shuffle."""
+
+    def __init__(self, cin, cout, stride, groups=2, minus_one=False):
+        super().__init__()
+        self.stride, self.groups, self.minus_one = stride, groups, minus_one
+        half = cout // 2
+        if stride > 1:
+            self.branch1 = nn.Sequential(nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), bn(cin),
+                                         nn.Conv2d(cin, half, 1, bias=False), bn(half), nn.ReLU(inplace=True))
+        bin_ = cin if stride > 1 else half
+        self.branch2 = nn.Sequential(nn.Conv2d(bin_, half, 1, bias=False), bn(half), nn.ReLU(inplace=True),
+                                     nn.Conv2d(half, half, 3, stride, 1, groups=half, bias=False), bn(half),
+                                     nn.Conv2d(half, half, 1, bias=False), bn(half), nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        if self.stride == 1:
+            x1, x2 = x.chunk(2, dim=1)
+            out = torch.cat((x1, self.branch2(x2)), dim=1)
+        else:
+            out = torch.cat((self.branch1(x), self.branch2(x)), dim=1)
+        return channel_shuffle(out, self.groups, self.minus_one)
+
+
+class ShuffleBlocks(nn.Module):
+    """A ShuffleNetV2 stage and its neighbours: the shuffle kept channels-last between units (two
+    groups, three, the merged view spelled with -1), chunks read by a convolution and a cat, and
+    a view -> transpose(1, 2) -> contiguous -> view that is no channel shuffle (it moves rows
+    into channels), which must give PyTorch's values from a channels-last input too."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 24, 3, 2, 1, bias=False), bn(24), nn.ReLU(inplace=True))
+        self.units = nn.Sequential(ShuffleUnit(24, 48, 2), ShuffleUnit(48, 48, 1), ShuffleUnit(48, 48, 1, minus_one=True),
+                                   ShuffleUnit(48, 48, 1, groups=3))
+        self.mix = nn.Conv2d(48, 32, 1)
+        self.head = nn.Conv2d(32, 40, 1)
+        self.fc = nn.Linear(40, 10)
+
+    def forward(self, x):
+        x = self.units(self.stem(x))
+        y = F.relu(self.mix(x))
+        n, c, h, w = y.size()
+        y = y.view(n, c, h // 2, 2, w).transpose(1, 2).contiguous().view(n, c, h, w)
+        a, b = y.chunk(2, dim=1)
+        y = torch.cat((a * 2.0, b), dim=1)
+        return self.fc(self.head(y).mean([2, 3]))
+
+
+def shuffle_blocks():
+    """(name, module, inputs), from their own seed: added after the files above."""
+    torch.manual_seed(31)
+    return "shuffle_blocks_frozen", ShuffleBlocks().eval(), [(r(1, 3, 32, 28),), (r(2, 3, 24, 36),)]
+
+
 def write_frozen(mdir, gdir, name, m, inputs):
     with torch.no_grad():
         torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval()).save(os.path.join(mdir, name + ".pt"))
@@ -366,7 +429,7 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
-    for name, m, inputs in (dense_layers(), video_blocks()):
+    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks()):
         write_frozen(mdir, gdir, name, m, inputs)
     for name, eager, archive, inputs in transformers():
         archive.save(os.path.join(mdir, name + ".pt"))

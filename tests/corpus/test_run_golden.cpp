@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -139,4 +140,28 @@ TEST_CASE("run: a `with` block and print() as PyTorch runs them") {
   std::vector<int64_t> values;
   for (const auto& v : got.to_list()->items) values.push_back(v.to_int());
   CHECK(values == want["output"].get<std::vector<int64_t>>());
+}
+
+TEST_CASE("run: ShuffleNet's channel shuffles run as one prepared instruction each") {
+  // shuffle_blocks_frozen has four shuffles and one view -> transpose -> contiguous -> view that
+  // is none (its values are in the run goldens). JITCTL_PROFILE names instructions: the views,
+  // transposes and contiguous copies must not run on their own.
+  const std::string model = std::string(JITCTL_TESTDATA) + "/models_fast/shuffle_blocks_frozen.pt";
+  const auto r = test::run_command({"/usr/bin/env", "JITCTL_PROFILE=1", JITCTL_BINARY, "run", model, "--inputs",
+                                    std::string(JITCTL_TESTDATA) + "/models_fast/shuffle_blocks_frozen.in0.pt"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::istringstream lines(r.err);
+  std::string line;
+  int prepared_views = -1;
+  while (std::getline(lines, line)) {
+    CHECK(line.find("aten::transpose") == std::string::npos);
+    CHECK(line.find("aten::contiguous") == std::string::npos);
+    if (line.ends_with(" aten::view")) FAIL_CHECK(line);
+    if (line.ends_with(" aten::view (prepared)")) {
+      std::istringstream fields(line);
+      double total = 0, percent = 0;
+      fields >> total >> percent >> prepared_views;
+    }
+  }
+  CHECK(prepared_views == 5);
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "kernels/cpu/activations.h"
+#include "kernels/cpu/channel_shuffle.h"
 #include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
@@ -109,6 +110,20 @@ Tensor channels_last_copy(const Tensor& t) {
   return out;
 }
 
+// A copy of `t` (4-D) as channels 3 .. 3+C of a channels-last tensor of C+5 channels, the rest
+// NaN: a channel slice, as a chunk of a channels-last activation along channels is.
+Tensor channels_last_slice_copy(const Tensor& t) {
+  const auto& s = t.sizes();
+  const std::vector<int64_t> wide{s[0], s[1] + 5, s[2], s[3]};
+  Tensor base = Tensor::view_of(Storage::allocate(static_cast<size_t>(s[0] * (s[1] + 5) * s[2] * s[3]) * sizeof(float)), DType::Float32, 0,
+                                wide, cpu::channels_last_strides(wide), "test");
+  float* b = static_cast<float*>(base.mutable_data());
+  for (int64_t i = 0; i < base.numel(); ++i) b[i] = std::nanf("");
+  Tensor slice = cpu::make_view(base, s, base.strides(), 3);
+  cpu::copy_strided(t, slice);
+  return slice;
+}
+
 // The same for a 5-D tensor (NDHWC strides, torch.channels_last_3d).
 Tensor channels_last_3d_copy(const Tensor& t) {
   Tensor out = Tensor::view_of(Storage::allocate(t.nbytes()), t.dtype(), 0, t.sizes(), cpu::channels_last_3d_strides(t.sizes()), "test");
@@ -170,7 +185,65 @@ TEST_CASE("fast paths: the channels-last concatenation matches torch.cat") {
     const Tensor got = cpu::concat_channels_last(parts);
     CHECK(cpu::is_channels_last(got));
     check_close(got, c[2].to_tuple()->items.at(0).to_tensor(), name);
+    // The parts as channel slices of wider channels-last tensors (ShuffleNet's chunks).
+    std::vector<Tensor> slices;
+    for (const Tensor& t : parts) slices.push_back(channels_last_slice_copy(t));
+    REQUIRE(cpu::concat_channels_last_ok(slices));
+    check_close(cpu::concat_channels_last(slices), c[2].to_tuple()->items.at(0).to_tensor(), name + " (channel slices)");
   }
+}
+
+// ShuffleNet's shuffle, view [N, g, C/g, H, W] -> transpose(1, 2) -> contiguous -> view [N, C, H, W],
+// as the aten kernels compute it on an NCHW tensor (each checked against PyTorch elsewhere).
+static Tensor shuffled_by_ops(const Tensor& x, int64_t g) {
+  const auto& s = x.sizes();
+  auto ints = [](std::vector<int64_t> v) {
+    auto l = std::make_shared<ListData>();
+    for (int64_t i : v) l->items.emplace_back(i);
+    return IValue(std::move(l));
+  };
+  Stack st{IValue(cpu::contiguous(x)), ints({s[0], g, s[1] / g, s[2], s[3]})};
+  find_kernel("aten::view")(st);
+  st = {st[0], IValue(int64_t{1}), IValue(int64_t{2})};
+  find_kernel("aten::transpose.int")(st);
+  st = {st[0], IValue(int64_t{0})};
+  find_kernel("aten::contiguous")(st);
+  st = {st[0], ints({s[0], s[1], s[2], s[3]})};
+  find_kernel("aten::view")(st);
+  return st[0].to_tensor();
+}
+
+TEST_CASE("fast paths: the channels-last channel shuffle gives the shuffle's values, channels-last") {
+  uint32_t seed = 5;
+  auto filled = [&](std::vector<int64_t> sizes) {
+    Tensor t = Tensor::empty(DType::Float32, sizes);
+    float* p = static_cast<float*>(t.mutable_data());
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<float>((seed = seed * 1664525u + 1013904223u) >> 8) / 16777216.0f - 0.5f;
+    return t;
+  };
+  // Two groups (the interleave) on lengths off the vector width, three and four groups, a batch.
+  const std::vector<std::pair<std::vector<int64_t>, int64_t>> cases = {
+      {{1, 48, 5, 7}, 2}, {{2, 38, 3, 3}, 2}, {{1, 2, 4, 4}, 2}, {{2, 36, 4, 5}, 3}, {{1, 64, 2, 3}, 4}, {{1, 6, 1, 1}, 1}};
+  for (const auto& [sizes, g] : cases) {
+    CAPTURE(shape_string(sizes));
+    CAPTURE(g);
+    const Tensor x = filled(sizes), want = shuffled_by_ops(x, g);
+    for (const Tensor& in : {channels_last_copy(x), channels_last_slice_copy(x)}) {
+      REQUIRE(cpu::channel_shuffle_channels_last_ok(in, g));
+      const Tensor got = cpu::channel_shuffle_channels_last(in, g);
+      CHECK(cpu::is_channels_last(got));
+      check_close(got, want, "shuffle");
+    }
+  }
+  // The runtime takes the views for a shuffle only when their sizes say so.
+  CHECK(cpu::channel_shuffle_groups({2, 48, 7, 5}, {2, 2, 24, 7, 5}, {2, 48, 7, 5}) == 2);
+  CHECK(cpu::channel_shuffle_groups({2, 48, 7, 5}, {2, 3, 16, 7, 5}, {2, -1, 7, 5}) == 3);
+  CHECK(cpu::channel_shuffle_groups({2, 48, 8, 5}, {2, 48, 4, 2, 5}, {2, 48, 8, 5}) == 0);  // rows into channels
+  CHECK(cpu::channel_shuffle_groups({2, 48, 7, 5}, {2, 2, 24, 7, 5}, {2, 24, 14, 5}) == 0);
+  CHECK(cpu::channel_shuffle_groups({2, 48, 7, 5}, {2, 2, 24, 7, 5}, {-1, 48, 7, 5}) == 0);
+  CHECK(cpu::channel_shuffle_groups({2, 48, 7, 5}, {1, 4, 24, 7, 5}, {2, 48, 7, 5}) == 0);
+  CHECK_FALSE(cpu::channel_shuffle_channels_last_ok(channels_last_copy(filled({1, 10, 2, 2})), 4));  // 10 channels, 4 groups
+  CHECK_FALSE(cpu::channel_shuffle_channels_last_ok(filled({1, 8, 2, 2}), 2));                       // NCHW
 }
 
 TEST_CASE("fast paths: inference batch norm keeps a channels-last input channels-last, as PyTorch's") {
@@ -239,6 +312,12 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       const Tensor cl = conv.run(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res, true);
       CHECK(cpu::is_channels_last(cl));
       check_close(cl, want, name + " (channels-last)");
+      // A channel slice of a wider channels-last tensor (its pixels further apart, NaN between):
+      // PointwiseConv reads it in place, the other paths make its rows dense first.
+      const Tensor slice = channels_last_slice_copy(x);
+      REQUIRE(cpu::channels_last_pixel_stride(slice) == x.sizes()[1] + 5);
+      if (pointwise) CHECK(cpu::PointwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(slice, res_cl));
+      check_close(conv.run(slice, res.defined() ? channels_last_copy(res) : res, true), want, name + " (channel slice)");
       // The residual above was a temporary (its bytes may become the output); one held elsewhere
       // too is copied, and left as it was.
       if (res.defined() && !nan_case) {
