@@ -1,9 +1,12 @@
 // batch_norm, layer_norm, group_norm, instance_norm. Every one reduces to: statistics per group
 // of elements (or the running ones), then out = x * scale + shift per channel, one pass.
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/nn_util.h"
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/norm.h"
@@ -45,16 +48,28 @@ void affine(const T* x, T* y, int64_t n, T scale, T shift) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + shift;
 }
 
-// One pixel of a channels-last tensor: every channel its own scale and shift, then ReLU when
-// asked (NaN stays NaN, as torch.relu).
-template <bool Relu>
-void affine_channels(const float* x, float* y, int64_t c, const float* scale, const float* shift) {
-#pragma omp simd
-  for (int64_t i = 0; i < c; ++i) {
-    const float v = x[i] * scale[i] + shift[i];
-    y[i] = Relu && v < 0.0f ? 0.0f : v;
+// A run of a channels-last tensor's elements from a pixel's first channel: element i its channel's
+// scale and shift (tiled: scale[i % period]), then ReLU when asked (NaN stays NaN, as torch.relu).
+// The period is a whole number of pixels and of vectors where it can be, so a few channels (a
+// stem's 8) fill whole vectors instead of a short loop per pixel.
+JITCTL_ALWAYS_INLINE void affine_tiled_body(const float* __restrict x, float* __restrict y, int64_t n, int64_t period, const float* scale,
+                                            const float* shift, bool relu) {
+  for (int64_t at = 0; at < n; at += period) {
+    const int64_t len = std::min(period, n - at);
+    const float* xs = x + at;
+    float* ys = y + at;
+    if (relu) {
+      for (int64_t i = 0; i < len; ++i) {
+        const float v = xs[i] * scale[i] + shift[i];
+        ys[i] = v < 0.0f ? 0.0f : v;
+      }
+    } else {
+      for (int64_t i = 0; i < len; ++i) ys[i] = xs[i] * scale[i] + shift[i];
+    }
   }
 }
+JITCTL_ISA_CLONES(void, affine_tiled, (const float* x, float* y, int64_t n, int64_t period, const float* scale, const float* shift, bool relu),
+                  (x, y, n, period, scale, shift, relu))
 
 void check_param(const Tensor& t, int64_t n, const char* what, const char* op) {
   if (t.defined() && t.numel() != n)
@@ -124,11 +139,16 @@ Tensor batch_norm_channels_last(const Tensor& x, const std::vector<float>& scale
   Tensor out = new_output_strided(DType::Float32, x.sizes(), channels_last_strides(x.sizes()));
   const float* src = data_of<float>(x);
   float* dst = mutable_data_of<float>(out);
-  const float* sc = scale.data();
-  const float* sh = shift.data();
-  parallel_for(0, pixels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)), [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p)
-      (relu ? affine_channels<true> : affine_channels<false>)(src + p * c, dst + p * c, c, sc, sh);
+  // The period: a multiple of lcm(C, 16) channels (whole pixels, whole vectors) of about 256
+  // when that is short, else one pixel.
+  const int64_t lcm = std::lcm(std::max<int64_t>(c, 1), int64_t{16});
+  const int64_t period = lcm <= 2048 ? lcm * std::max<int64_t>(1, 256 / lcm) : std::max<int64_t>(c, 1);
+  std::vector<float> sc(static_cast<size_t>(period)), sh(static_cast<size_t>(period));
+  for (int64_t i = 0; i < period; ++i) sc[i] = scale[i % c], sh[i] = shift[i % c];
+  const int64_t total = pixels * c, runs = (total + period - 1) / period;
+  parallel_for(0, runs, std::max<int64_t>(1, kGrainSize / period), [&](int64_t r0, int64_t r1) {
+    const int64_t b = r0 * period, e = std::min(total, r1 * period);
+    affine_tiled(src + b, dst + b, e - b, period, sc.data(), sh.data(), relu);
   });
   return out;
 }

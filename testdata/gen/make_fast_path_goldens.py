@@ -224,6 +224,15 @@ def elementwise_cases():
          F.batch_norm(xb, rm, rv, wb, bb, False, 0.1, 1e-5))
     case(c, "batch_norm_eval_cl_no_affine", "aten::batch_norm", [xb, None, None, rm, rv, False, 0.1, 1e-3, True],
          F.batch_norm(xb, rm, rv, None, None, False, 0.1, 1e-3))
+    # Channel counts whose scale and shift are tiled over whole vectors (8: two pixels a vector;
+    # 3: 16 pixels in 48 channels) and one too wide to tile (131: a pixel at a time).
+    gn = torch.Generator().manual_seed(6)  # its own stream: the cases after keep theirs
+    for k in (8, 3, 131):
+        xk = torch.randn(2, k, 5, 7, generator=gn).contiguous(memory_format=torch.channels_last)
+        mk, vk = torch.randn(k, generator=gn), torch.rand(k, generator=gn) + 0.5
+        wk, bk = torch.randn(k, generator=gn), torch.randn(k, generator=gn)
+        case(c, f"batch_norm_eval_cl_{k}", "aten::batch_norm", [xk, wk, bk, mk, vk, False, 0.1, 1e-5, True],
+             F.batch_norm(xk, mk, vk, wk, bk, False, 0.1, 1e-5))
     # Global pooling of a channels-last image: 80 channels (a block of 64 and a tail), two images.
     xg = cl(2, 80, 7, 5)
     case(c, "mean_pixels_cl", "aten::mean.dim", [xg, [2, 3], False, None], torch.mean(xg, [2, 3]))
