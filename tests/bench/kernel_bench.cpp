@@ -91,6 +91,18 @@ std::vector<Case> cases() {
   packed("packed_inception_3x3_16_32_28", 16, 28, 32, false);
   packed("packed_vgg_3x3_64_224", 64, 224, 64, false);
   packed("packed_3x3_40_56_29", 40, 29, 56, false);
+  // A network's first layer: the model's NCHW input, 3 channels, 3x3 stride 2, ReLU, channels-last out.
+  auto stem = [&](const std::string& name, int64_t co, int64_t hw) {
+    cpu::ConvArgs a;
+    a.stride = {2, 2};
+    a.padding = {1, 1};
+    a.dilation = {1, 1};
+    auto conv = std::make_shared<cpu::PackedConv>(randn({co, 3, 3, 3}), randn({co}), a, cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
+    const Tensor x = randn({1, 3, hw, hw});
+    c.push_back({name, "", {}, [conv, x] { conv->run(x, Tensor(), true); }});
+  };
+  stem("packed_stem_3x3s2_32_224", 32, 224);
+  stem("packed_stem_3x3s2_24_224", 24, 224);
   c.push_back({"linear_mlp_1024_4096", "aten::linear", {randn({64, 1024}), randn({4096, 1024}), randn({4096})}});
   c.push_back({"linear_mlp_4096_1024", "aten::linear", {randn({64, 4096}), randn({1024, 4096}), randn({1024})}});
   c.push_back({"mm_1024", "aten::mm", {randn({1024, 1024}), randn({1024, 1024})}});
