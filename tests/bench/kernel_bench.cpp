@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cpu/packed_conv.h"
+#include "kernels/cpu/packed_linear.h"
 #include "kernels/registry.h"
 
 namespace {
@@ -103,6 +104,16 @@ std::vector<Case> cases() {
   };
   stem("packed_stem_3x3s2_32_224", 32, 224);
   stem("packed_stem_3x3s2_24_224", 24, 224);
+  // Linears with their weights packed once, as a frozen model's run: ViT-B/16's four (197 tokens).
+  auto packed_linear = [&](const std::string& name, int64_t rows, int64_t k, int64_t n) {
+    auto lin = std::make_shared<cpu::PackedLinear>(randn({n, k}), randn({n}), cpu::Epilogue{});
+    const Tensor x = randn({rows, k});
+    c.push_back({name, "", {}, [lin, x] { lin->run(x); }});
+  };
+  packed_linear("packed_linear_vit_qkv_197x768_2304", 197, 768, 2304);
+  packed_linear("packed_linear_vit_proj_197x768_768", 197, 768, 768);
+  packed_linear("packed_linear_vit_fc1_197x768_3072", 197, 768, 3072);
+  packed_linear("packed_linear_vit_fc2_197x3072_768", 197, 3072, 768);
   c.push_back({"linear_mlp_1024_4096", "aten::linear", {randn({64, 1024}), randn({4096, 1024}), randn({4096})}});
   c.push_back({"linear_mlp_4096_1024", "aten::linear", {randn({64, 4096}), randn({1024, 4096}), randn({1024})}});
   c.push_back({"mm_1024", "aten::mm", {randn({1024, 1024}), randn({1024, 1024})}});
