@@ -432,8 +432,8 @@ def fused_cases():
             x, w, b, res = r(*xs), r(70, 150) / 12, r(70), r(*rs)
             name = "linear_broadcast_res_" + "x".join(map(str, rs)) + f"_rows{xs[0]}_" + "_".join(p[0] for p in post)
             c[name] = ("linear", (x, w, b, res), tuple(post), apply(F.linear(x, w, b), post, res))
-    # One row with a weight of more than 1 MB (600 x 450: read as one stream, 450 not a multiple
-    # of the 32 partial sums), with a bias and ReLU, and with a residual.
+    # One row with a weight of more than 1 MB (600 x 450, read as four quarters side by side),
+    # with a bias and ReLU, and with a residual.
     sg = torch.Generator().manual_seed(13)  # its own stream: the families after this one keep theirs
     x, w, b = torch.randn(1, 450, generator=sg), torch.randn(600, 450, generator=sg) / 21, torch.randn(600, generator=sg)
     res = torch.randn(1, 600, generator=sg)
