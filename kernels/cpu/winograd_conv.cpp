@@ -31,6 +31,8 @@ constexpr int64_t kLanes = 8;  // floats per ymm
 
 // Scratch for one block of tiles (its transformed inputs and GEMM results) stays in L2.
 constexpr int64_t kBlockBytes = 768 * 1024;
+// Transformed weights beyond this many bytes come from memory, not L3, for every block (run()).
+constexpr int64_t kBigWeightBytes = 16 << 20;
 
 // When the transforms pay, measured with tests/bench/kernel_bench (packed_ cases, Zen 5, 1 and 2
 // threads, against oneDNN's direct kernel and, on AVX-512, its Winograd kernel): every 3x3 layer
@@ -330,7 +332,15 @@ void WinogradConv::run(const Tensor& input, const Tensor& residual, const ConvPa
   const float* res = add_ && residual.data() != out.data() ? static_cast<const float*>(residual.data()) : nullptr;
   const float* bias = bias_.defined() ? static_cast<const float*>(bias_.data()) : nullptr;
   const int64_t per_tile = kPos * static_cast<int64_t>(sizeof(float)) * (g.krow + g.kpad);
-  const int64_t max_rows = std::max(kMr, kBlockBytes / per_tile / kMr * kMr);
+  // Each block of tiles reads all the transformed weights (36 x krow x kpad floats). Those of a
+  // 512-channel layer (37.7 MB) come from memory, and reading them once per block of 6 tiles made
+  // WRN-50-2's 14x14 layers no faster than the direct kernel: with weights past kBigWeightBytes
+  // the block grows to a quarter of their bytes (in the model 6.6 -> 4.9-5.1 ms a layer, 1
+  // thread). Smaller weights stay in L3 between blocks, and there the larger blocks, whose
+  // scratch leaves L2, were slower (256 channels on 28x28 3.0 -> 3.6 ms; on 14x14 1.19 -> 1.35).
+  const int64_t weight_bytes = kPos * g.krow * g.kpad * static_cast<int64_t>(sizeof(float));
+  const int64_t budget = weight_bytes > kBigWeightBytes ? std::max(kBlockBytes, weight_bytes / 4) : kBlockBytes;
+  const int64_t max_rows = std::max(kMr, budget / per_tile / kMr * kMr);
   const SmallWorkOnOneThread small(2.0 * static_cast<double>(g.tiles * kPos) * static_cast<double>(g.krow * g.oc));
   parallel_for(0, g.tiles, kMr, [&](int64_t t_begin, int64_t t_end) {
     const int64_t rows = std::min(max_rows, round_up(t_end - t_begin, kMr));

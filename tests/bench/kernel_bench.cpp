@@ -81,6 +81,8 @@ std::vector<Case> cases() {
   packed("packed_r18_l4_3x3_512", 512, 7, 512, false);
   packed("packed_r50_l1_3x3_64", 64, 56, 64, false);
   packed("packed_wrn_l1_3x3_128", 128, 56, 128, false);
+  packed("packed_wrn_l3_3x3_512_14", 512, 14, 512, false);
+  packed("packed_r50_l2_3x3_128_28", 128, 28, 128, false);
   packed("packed_effv2_3x3_24_112", 24, 112, 24, true);
   packed("packed_effv2_3x3_48_56", 48, 56, 48, false);
   packed("packed_densenet_3x3_128_32_56", 128, 56, 32, false);
