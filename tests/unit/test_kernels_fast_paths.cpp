@@ -267,7 +267,7 @@ bool grouped_allowed() { return switched_on("JITCTL_GROUPED"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
-  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, conv3d_cases = 0, frame_cases = 0;
+  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -329,6 +329,19 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       // channels-last input with any epilogue. A contiguous one goes to oneDNN, whose Winograd
       // kernel (AVX-512 only) must take the post-ops it fuses (none, ReLU, residual + ReLU) and
       // SiLU, applied after it.
+      // The "wsplit" cases exist for WinogradConv's split over the threads by output channels
+      // (weights 8x its transformed inputs): they must reach it, and agree on two threads.
+      if (name.rfind("wsplit", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) {
+        CHECK(conv.runs_winograd(x_cl, res_cl));
+        const int before = omp_get_max_threads();
+        omp_set_num_threads(2);
+        // The residual held elsewhere too, so that it is copied into the output, channels split.
+        const Tensor shared = res.defined() ? channels_last_copy(res) : res, other_handle = shared;
+        const Tensor two = conv.run(channels_last_copy(x), shared, true);
+        omp_set_num_threads(before);
+        check_close(two, want, name + " (channels-last, 2 threads)");
+        ++split_cases;
+      }
       if (name.rfind("wino", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) {
         CHECK(conv.runs_winograd(x_cl, res_cl));
         const bool fusable = name.ends_with("_none") || name.ends_with("_relu") || name.ends_with("_silu");
@@ -370,6 +383,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
     }
   }
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(winograd_cases >= 10);
+  if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(split_cases >= 6);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
   CHECK(conv3d_cases >= 16);
