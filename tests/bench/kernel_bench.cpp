@@ -116,6 +116,9 @@ std::vector<Case> cases() {
   packed_linear("packed_linear_vit_proj_197x768_768", 197, 768, 768);
   packed_linear("packed_linear_vit_fc1_197x768_3072", 197, 768, 3072);
   packed_linear("packed_linear_vit_fc2_197x3072_768", 197, 3072, 768);
+  packed_linear("packed_linear_mlp_64x1024_4096", 64, 1024, 4096);
+  packed_linear("packed_linear_mlp_64x4096_1024", 64, 4096, 1024);
+  packed_linear("packed_linear_enc_128x256_1024", 128, 256, 1024);
   c.push_back({"linear_mlp_1024_4096", "aten::linear", {randn({64, 1024}), randn({4096, 1024}), randn({4096})}});
   c.push_back({"linear_mlp_4096_1024", "aten::linear", {randn({64, 4096}), randn({1024, 4096}), randn({1024})}});
   c.push_back({"mm_1024", "aten::mm", {randn({1024, 1024}), randn({1024, 1024})}});
