@@ -623,7 +623,9 @@ class PreparedChannelShuffle final : public PreparedKernel {
 
 // ShuffleNet's channel shuffle as traced: `view(x, [N, g, C/g, H, W]) -> transpose(1, 2) ->
 // contiguous() -> view([N, C, H, W])`, each value read by the next alone, in one block. Its
-// sizes are computed (from x.size()) and checked at run time.
+// sizes are computed (from x.size()) and checked at run time. The layout analysis lets x be
+// channels-last for it, so prepare_group must take every chain it finds (lookups of these four
+// kernels never fail).
 struct ShuffleChain {
   Node* view5 = nullptr;
   Node* transpose = nullptr;
@@ -654,6 +656,8 @@ std::optional<ShuffleChain> channel_shuffle_at(Node* n) {
   if (!format || !format->is(IValue::Kind::Int) || format->to_int() != 0) return std::nullopt;
   c.view4 = only_reader(c.contiguous, {"aten::view", "aten::reshape"});
   if (!c.view4 || c.view4->inputs().size() != 2) return std::nullopt;
+  // Nothing that writes between them, so that the four can run as one instruction at the last.
+  if (!pure_between(c.view5, c.view4, {c.view5, c.transpose, c.contiguous, c.view4})) return std::nullopt;
   return c;
 }
 
@@ -798,7 +802,6 @@ static std::optional<PreparedGroup> prepare_channel_shuffle(Node* view5, KernelF
   const std::vector<Node*> nodes{chain->view5, chain->transpose, chain->contiguous, chain->view4};
   for (Node* n : nodes)
     if (taken(n) || !lookup(n)) return std::nullopt;
-  if (!pure_between(chain->view5, chain->view4, nodes)) return std::nullopt;
   GroupBuilder b;
   b.slot_of(view5->input(0));
   auto sizes = [&](Value* v) {
