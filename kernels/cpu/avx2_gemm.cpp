@@ -24,19 +24,24 @@ constexpr int64_t kKc = 128;
 constexpr int64_t kPanelsPerGroup = 8;  // 128 columns finished together, while still in cache
 constexpr int64_t kGroup = kNr * kPanelsPerGroup;
 constexpr int64_t kMaxChunkRows = 192;  // rows per unit of work: its part of an A slice (96 KB) stays in L2
+// Chunks of more rows than this do not prefetch the next panel slice: its weights then serve
+// enough tiles for the hardware prefetchers to keep up, and the prefetches only cost (capped at
+// AVX2, interleaved runs: ViT-B/16 with its 197 rows 1.036 -> 0.963 of PyTorch's time at 1 thread,
+// kernel_bench's 768 -> 2304 7.3 -> 6.3 ms). With fewer (the MLP's 64, ResNet's 7x7 stage's 49)
+// the weights, from memory in a model, come too slowly without (the MLP 0.97 -> 1.05).
+constexpr int64_t kPrefetchMaxRows = 72;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 #ifdef JITCTL_HAVE_AVX2_GEMM
 
-// c[0:MR, 0:16] (+)= a · b over kc: a packed [kc][6], b packed [kc][16], c rows ldc apart.
-// No software prefetch of the next panel slice: with one (a line per k in the slice's first
-// steps) the ViT, MLP, encoder and ResNet 7x7 shapes ran 8-15% slower here (capped at AVX2,
-// interleaved kernel_bench runs: ViT's 768 -> 2304 7.3 -> 6.3 ms, the MLP's 64x1024 -> 4096 5.6 ->
-// 5.0); the hardware prefetchers follow the panels' sequential slices. The k step stays a lambda:
+// c[0:MR, 0:16] (+)= a · b over kc: a packed [kc][6], b packed [kc][16], c rows ldc apart. While
+// it runs, it prefetches `pf_lines` lines of `pf` (a part of the next panel slice, which would
+// otherwise come from memory while the first row block waits on it). The k step stays a lambda:
 // written out in the loop's body, GCC 12 made code 10-20% slower on the same shapes.
 template <int MR>
-JITCTL_TARGET_AVX2 void tile(const float* __restrict a, const float* __restrict b, int64_t kc, float* __restrict c, int64_t ldc, bool accumulate) {
+JITCTL_TARGET_AVX2 void tile(const float* __restrict a, const float* __restrict b, int64_t kc, float* __restrict c, int64_t ldc, bool accumulate,
+                             const float* pf, int64_t pf_lines) {
   __m256 lo[MR], hi[MR];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) {
@@ -52,8 +57,13 @@ JITCTL_TARGET_AVX2 void tile(const float* __restrict a, const float* __restrict 
       hi[i] = _mm256_fmadd_ps(ai, b1, hi[i]);
     }
   };
+  const int64_t with_pf = std::min(kc, pf_lines);
+  for (int64_t k = 0; k < with_pf; ++k) {
+    _mm_prefetch(reinterpret_cast<const char*>(pf + k * kNr), _MM_HINT_T0);
+    step(k);
+  }
 #pragma GCC unroll 2
-  for (int64_t k = 0; k < kc; ++k) step(k);
+  for (int64_t k = with_pf; k < kc; ++k) step(k);
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) {
     _mm256_storeu_ps(c + i * ldc, lo[i]);
@@ -61,14 +71,14 @@ JITCTL_TARGET_AVX2 void tile(const float* __restrict a, const float* __restrict 
   }
 }
 
-void tile_rows(int64_t mr, const float* a, const float* b, int64_t kc, float* c, int64_t ldc, bool accumulate) {
+void tile_rows(int64_t mr, const float* a, const float* b, int64_t kc, float* c, int64_t ldc, bool accumulate, const float* pf, int64_t pf_lines) {
   switch (mr) {
-    case 6: return tile<6>(a, b, kc, c, ldc, accumulate);
-    case 5: return tile<5>(a, b, kc, c, ldc, accumulate);
-    case 4: return tile<4>(a, b, kc, c, ldc, accumulate);
-    case 3: return tile<3>(a, b, kc, c, ldc, accumulate);
-    case 2: return tile<2>(a, b, kc, c, ldc, accumulate);
-    default: return tile<1>(a, b, kc, c, ldc, accumulate);
+    case 6: return tile<6>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 5: return tile<5>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 4: return tile<4>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 3: return tile<3>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    case 2: return tile<2>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
+    default: return tile<1>(a, b, kc, c, ldc, accumulate, pf, pf_lines);
   }
 }
 
@@ -142,8 +152,16 @@ void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const 
         const int64_t kc = std::min(kKc, k_ - k0);
         for (int64_t p = p0; p < p1; ++p) {
           const float* b = panels_.get() + (p * k_ + k0) * kNr;
-          for (int64_t r = r0; r < r1; r += kMr)
-            tile_rows(std::min(kMr, r1 - r), packed_at(r / kMr, k0), b, kc, acc + (r - r0) * kGroup + (p - p0) * kNr, kGroup, k0 > 0);
+          // The slice after this one: the next panel's, or the group's first at the next k0.
+          const int64_t np = p + 1 < p1 ? p + 1 : p0, nk0 = p + 1 < p1 ? k0 : k0 + kKc;
+          const float* next = nk0 < k_ && chunk_rows <= kPrefetchMaxRows ? panels_.get() + (np * k_ + nk0) * kNr : nullptr;
+          const int64_t next_lines = next ? std::min(kKc, k_ - nk0) : 0;  // one 64-byte line per k
+          const int64_t tiles = ceil_div(r1 - r0, kMr), per_tile = ceil_div(next_lines, tiles);
+          for (int64_t r = r0, t = 0; r < r1; r += kMr, ++t) {
+            const int64_t pf0 = std::min(next_lines, t * per_tile);
+            tile_rows(std::min(kMr, r1 - r), packed_at(r / kMr, k0), b, kc, acc + (r - r0) * kGroup + (p - p0) * kNr, kGroup, k0 > 0,
+                      next ? next + pf0 * kNr : nullptr, std::min(per_tile, next_lines - pf0));
+          }
         }
       }
       const int64_t c0 = g * kGroup, c1 = std::min(n_, c0 + kGroup);
