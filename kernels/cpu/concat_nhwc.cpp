@@ -57,17 +57,20 @@ bool concat_channels_last_ok(const std::vector<Tensor>& parts) {
 Tensor concat_channels_last(const std::vector<Tensor>& parts) {
   const auto& r = parts[0].sizes();
   int64_t c = 0;
-  for (const Tensor& t : parts) c += t.sizes()[1];
+  std::vector<int64_t> lds;  // each part's pixel stride, found once rather than per thread
+  for (const Tensor& t : parts) {
+    c += t.sizes()[1];
+    lds.push_back(channels_last_pixel_stride(t));
+  }
   const std::vector<int64_t> sizes{r[0], c, r[2], r[3]};
   Tensor out = new_output_strided(DType::Float32, sizes, channels_last_strides(sizes));
   float* o = static_cast<float*>(out.mutable_data());
   const int64_t pixels = r[0] * r[2] * r[3];
   parallel_for(0, pixels, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c, 1)), [&](int64_t p0, int64_t p1) {
     int64_t at = 0;
-    for (const Tensor& t : parts) {
-      const int64_t ct = t.sizes()[1];
-      const float* src = static_cast<const float*>(t.data());
-      copy_part(src, channels_last_pixel_stride(t), o + at, ct, c, p0, p1);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const int64_t ct = parts[i].sizes()[1];
+      copy_part(static_cast<const float*>(parts[i].data()), lds[i], o + at, ct, c, p0, p1);
       at += ct;
     }
   });
