@@ -4,6 +4,11 @@
 # except the C/C++ runtime and CUDA's own (the GPU machine has newer ones), as one .tar.xz.
 #   tests/gpu/pack_build.sh BUILD OUT.tar.xz      (then: tar xJf OUT.tar.xz -C DIR; DIR/bin is the BINDIR
 #                                                  of tests/gpu/run_gpu_checks.sh)
+# A device call carries the tracked tree and this pack together, at most 64 MiB; the tree alone was
+# 60 MiB by 2026-11. The GPU checks read neither testdata/kernels_nn nor testdata/passes, so take
+# them out of the index for the call (`git rm -r -q --cached testdata/kernels_nn testdata/passes`,
+# both listed in .git/info/exclude) and put them back after (`git reset -q testdata/kernels_nn
+# testdata/passes`, the two lines out of the exclude file).
 set -euo pipefail
 build=$1
 dest=$(realpath -m "$2")
