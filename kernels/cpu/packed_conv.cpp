@@ -28,6 +28,7 @@ using dt = dnnl::memory::data_type;
 // builds the primitive): the primitive oneDNN built for it and the weights packed for it.
 struct PackedConv::Primitive {
   int64_t n, h, w;
+  int64_t ph, ph_after;  // a band of rows (rows_from_band) has none where the image has some
   int threads;
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward prim;
@@ -212,7 +213,7 @@ std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const Con
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& pl : primitives_)
-    if (pl->n == p.n && pl->h == p.h && pl->w == p.w && pl->threads == threads) return pl;
+    if (pl->n == p.n && pl->h == p.h && pl->w == p.w && pl->ph == p.ph && pl->ph_after == p.ph_after && pl->threads == threads) return pl;
   const auto& eng = dnnl_engine();
   const int64_t g = p.groups;
   const dnnl::memory::dims src{p.n, p.c, p.h, p.w}, dst{p.n, p.oc, p.oh, p.ow};
@@ -227,6 +228,8 @@ std::shared_ptr<const PackedConv::Primitive> PackedConv::primitive_for(const Con
   plan->n = p.n;
   plan->h = p.h;
   plan->w = p.w;
+  plan->ph = p.ph;
+  plan->ph_after = p.ph_after;
   plan->threads = threads;
   if (winograd_suits(p)) plan->blocked = winograd_primitive(p, bias_.defined(), attr, plan->pd);
   if (!plan->blocked && !jit_dw_primitive(p, desc, attr, plan->pd) && !small_direct_primitive(p, desc, attr, plan->pd)) {
@@ -379,6 +382,13 @@ void PackedConv::execute(const Primitive& plan, const dnnl::memory& src, const d
     parallel_for(0, static_cast<int64_t>(dst.get_desc().get_size() / sizeof(float)), kGrainSize,
                  [&](int64_t b, int64_t e) { activation_f32(Activation::Silu, d + b, d + b, e - b); });
   }
+}
+
+void PackedConv::rows_from_band(const ConvParams& band_params, const float* band, float* out) const {
+  const auto plan = primitive_for(band_params);
+  const auto& eng = dnnl_engine();
+  execute(*plan, dnnl::memory(plan->nhwc_src, eng, const_cast<float*>(band)), dnnl::memory(plan->nhwc_dst, eng, out));
+  dnnl_stream().wait();
 }
 
 // A primitive on oneDNN's blocked layout (Winograd): the input converted into scratch, the

@@ -53,6 +53,21 @@ class PackedConv {
   // than a direct one. For tests that must know which path they checked.
   bool runs_winograd(const Tensor& input, const Tensor& residual) const;
 
+  const Tensor& weight() const { return weight_; }
+  const ConvArgs& args() const { return args_; }
+
+  // For ExpandDepthwise (expand_depthwise.h), which runs a 1x1 expansion and the depthwise layer
+  // after it band by band of rows; both on the calling thread only.
+  // Whether pointwise_pixels may be called: PointwiseConv runs this layer (AVX-512, a 1x1 shape it
+  // takes) and its epilogue adds no residual.
+  bool runs_pointwise_pixels() const { return pointwise_ && !has_residual(epilogue_); }
+  // This 1x1 layer over `pixels` dense channels-last pixels at x into y.
+  void pointwise_pixels(const float* x, int64_t pixels, float* y) const { pointwise_->run_pixels(x, pixels, y); }
+  // Output rows of one image from `band`: the input rows they read, dense channels-last, zero rows
+  // standing for the vertical padding. `band_params`: this layer's geometry for such a band (n 1,
+  // h the band's rows, ph and ph_after 0, oh the output rows); `out` gets them dense channels-last.
+  void rows_from_band(const ConvParams& band_params, const float* band, float* out) const;
+
  private:
   struct Primitive;
   std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;

@@ -236,4 +236,26 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
 #endif
 }
 
+void PointwiseConv::run_pixels(const float* x, int64_t pixels, float* y) const {
+#ifdef JITCTL_TARGET_AVX512
+  Mode m;
+  bool add;
+  plan_of(epilogue_, m, add);
+  Job j{};
+  j.x = x;
+  j.ldx = c_;
+  j.y = y;
+  j.c = c_, j.oc = oc_, j.pixels = pixels;
+  j.lo = epilogue_.empty() ? 0.0f : epilogue_[0].a;
+  j.hi = epilogue_.empty() ? 0.0f : epilogue_[0].b;
+  const auto vectors = static_cast<int64_t>(cols_.size());
+  for (int64_t p0 = 0; p0 < pixels; p0 += kChunkPixels)
+    for (int64_t g0 = 0; g0 < vectors; g0 += kMaxGroup)
+      group_avx512(j, m, static_cast<int>(std::min<int64_t>(kMaxGroup, vectors - g0)), w_.data() + g0 * c_ * kLanes, bias_.data() + g0 * kLanes,
+                   cols_.data() + g0, p0, std::min(pixels, p0 + kChunkPixels));
+#else
+  (void)x, (void)pixels, (void)y;
+#endif
+}
+
 }  // namespace jitctl::cpu

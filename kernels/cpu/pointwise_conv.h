@@ -39,6 +39,10 @@ class PointwiseConv {
   // out: dense channels-last [N, OC, H, W], not aliasing input or residual.
   void run(const Tensor& input, const Tensor& residual, Tensor& out) const;
 
+  // The same over `pixels` dense channels-last pixels at x into y, on the calling thread only, for
+  // an epilogue without a residual: one band of rows of a larger image (expand_depthwise.h).
+  void run_pixels(const float* x, int64_t pixels, float* y) const;
+
  private:
   int64_t c_, oc_;
   std::vector<int64_t> cols_;  // first output channel of each vector of outputs

@@ -11,6 +11,7 @@
 #include "kernels/cpu/channel_shuffle.h"
 #include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/epilogue.h"
+#include "kernels/cpu/expand_depthwise.h"
 #include "kernels/cpu/norm.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
@@ -187,7 +188,6 @@ class PreparedConv final : public PreparedKernel {
     s.assign(1, IValue(std::move(out)));
   }
 
- private:
   // The packed convolution for this call's parameters, or null when they do not suit it.
   std::shared_ptr<const cpu::PackedConv> packed(const Stack& s) const {
     std::vector<Tensor> key(6);
@@ -211,6 +211,7 @@ class PreparedConv final : public PreparedKernel {
     });
   }
 
+ private:
   ConvSpec spec_;
   cpu::Epilogue epi_;
   bool channels_last_out_;
@@ -218,6 +219,31 @@ class PreparedConv final : public PreparedKernel {
   int64_t weight_dim_;
   std::vector<Step> steps_;
   PackCache<cpu::PackedConv> cache_;
+};
+
+// A 1x1 convolution and the depthwise one that alone reads its output (with their post-ops), as
+// one instruction: band by band where kernels/cpu/expand_depthwise.h takes the call, else the two
+// prepared convolutions one after the other.
+class PreparedExpandDepthwise final : public PreparedKernel {
+ public:
+  PreparedExpandDepthwise(std::shared_ptr<const PreparedConv> expand, std::shared_ptr<const PreparedConv> depthwise)
+      : expand_(std::move(expand)), depthwise_(std::move(depthwise)) {}
+
+  void run(Stack& s) const override {
+    const auto e = expand_->packed(s), d = depthwise_->packed(s);
+    if (e && d && s.at(0).is_tensor()) {
+      Tensor out = cpu::expand_depthwise(*e, *d, s.at(0).to_tensor());
+      if (out.defined()) {
+        s.assign(1, IValue(std::move(out)));
+        return;
+      }
+    }
+    expand_->run(s);  // leaves its output alone on the stack: the depthwise layer's input
+    depthwise_->run(s);
+  }
+
+ private:
+  std::shared_ptr<const PreparedConv> expand_, depthwise_;
 };
 
 class PreparedLinear final : public PreparedKernel {
@@ -858,6 +884,71 @@ static std::optional<PreparedGroup> prepare_batch_norm_relu(Node* bn, KernelFn (
   return std::move(b.g);
 }
 
+// The nodes after `n` (the group's anchor) that fold into it: each the only reader of the value
+// before it, in the same block, with nothing impure between the anchor and it; a batch norm right
+// after a convolution, then post-ops (at most one residual add). Returns the last value taken.
+Value* take_followers(Node* n, GroupBuilder& b, Anchor& anchor, Epilogue& epi, Value*& residual, KernelFn (*lookup)(const Node*),
+                      const std::function<bool(const Node*)>& taken) {
+  Value* cur = n->output();
+  const size_t first = b.g.nodes.size();
+  while (cur->uses().size() == 1) {
+    const Use use = cur->uses()[0];
+    Node* u = use.user;
+    if (u->owning_block() != n->owning_block() || u->outputs().size() != 1 || taken(u)) break;
+    const KernelFn fn = lookup(u);
+    if (!fn || !pure_between(n, u, b.g.nodes)) break;
+    if (anchor.conv && b.g.nodes.size() == first && use.offset == 0 && fold_batch_norm_into(u, b, anchor.spec)) {
+      b.add_step(u, fn, cur);
+      cur = u->output();
+      continue;
+    }
+    Value* res = nullptr;
+    auto op = post_op_of(u, use.offset, &res);
+    if (!op || (res && residual)) break;
+    if (res) residual = res;
+    epi.push_back(*op);
+    b.add_step(u, fn, cur);
+    cur = u->output();
+  }
+  return cur;
+}
+
+// The group of a 1x1 convolution (`n`, its followers taken into `b`) and the depthwise
+// convolution that alone reads its output, or nullopt. Constant weights only (a frozen or
+// optimized graph's), no residual on either, and the depthwise layer's output left channels-last.
+std::optional<PreparedGroup> prepare_expand_depthwise(Node* n, const GroupBuilder& b, const Anchor& a, const Epilogue& epi, const Value* residual,
+                                                      Value* cur, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
+  if (residual || !b.attributes.empty() || !a.spec.weight.constant || cur->uses().size() != 1) return std::nullopt;
+  const Tensor& ew = *a.spec.weight.constant;
+  if (ew.dim() != 4 || ew.sizes()[2] != 1 || ew.sizes()[3] != 1 || a.spec.args.groups != 1) return std::nullopt;
+  const Use use = cur->uses()[0];
+  Node* d = use.user;
+  if (use.offset != 0 || d->owning_block() != n->owning_block() || d->outputs().size() != 1 || taken(d) ||
+      !is_kind(d, {"aten::conv2d", "aten::_convolution", "aten::convolution"}) || !pure_between(n, d, b.g.nodes))
+    return std::nullopt;
+  const KernelFn dfn = lookup(d);
+  if (!dfn) return std::nullopt;
+  GroupBuilder db;  // the depthwise layer as its own instruction would be: its input in slot 0
+  db.slot_of(cur);
+  auto da = anchor_of(d, db);
+  if (!da || !da->conv || !da->spec.weight.constant) return std::nullopt;
+  const Tensor& dw = *da->spec.weight.constant;
+  if (dw.dim() != 4 || dw.sizes()[0] != ew.sizes()[0] || dw.sizes()[1] != 1 || da->spec.args.groups != dw.sizes()[0]) return std::nullopt;
+  db.add_step(d, dfn, nullptr);
+  Epilogue depi;
+  Value* dres = nullptr;
+  Value* out = take_followers(d, db, *da, depi, dres, lookup, taken);
+  std::unordered_map<const Value*, bool> memo;
+  if (dres || !db.attributes.empty() || !channels_last_ok(out, memo)) return std::nullopt;
+  auto expand = std::make_shared<const PreparedConv>(a.spec, epi, true, -1, 4, b.steps);
+  auto depthwise = std::make_shared<const PreparedConv>(da->spec, depi, true, -1, 4, std::move(db.steps));
+  PreparedGroup g = b.g;
+  g.nodes.insert(g.nodes.end(), db.g.nodes.begin(), db.g.nodes.end());
+  g.output = out;
+  g.op = std::make_shared<PreparedExpandDepthwise>(std::move(expand), std::move(depthwise));
+  return g;
+}
+
 std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
   if (!preparation_enabled()) return std::nullopt;
   if (n->kind().qual_string() == "prim::ListConstruct") return prepare_cat(n, lookup, taken);
@@ -873,35 +964,15 @@ std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Nod
   if (!anchor_fn) return std::nullopt;
   b.add_step(n, anchor_fn, nullptr);
 
-  // Followers: each the only reader of the value before it, in the same block, with nothing
-  // impure between the convolution and it.
   Epilogue epi;
   Value* residual = nullptr;
-  Value* cur = n->output();
-  while (cur->uses().size() == 1) {
-    const Use use = cur->uses()[0];
-    Node* u = use.user;
-    if (u->owning_block() != n->owning_block() || u->outputs().size() != 1 || taken(u)) break;
-    const KernelFn fn = lookup(u);
-    if (!fn || !pure_between(n, u, b.g.nodes)) break;
-    if (anchor->conv && b.g.nodes.size() == 1 && use.offset == 0 && fold_batch_norm_into(u, b, anchor->spec)) {
-      b.add_step(u, fn, cur);
-      cur = u->output();
-      continue;
-    }
-    Value* res = nullptr;
-    auto op = post_op_of(u, use.offset, &res);
-    if (!op || (res && residual)) break;
-    if (res) residual = res;
-    epi.push_back(*op);
-    b.add_step(u, fn, cur);
-    cur = u->output();
-  }
+  Value* cur = take_followers(n, b, *anchor, epi, residual, lookup, taken);
   if (!b.attributes_read_only()) return std::nullopt;
   const int residual_slot = residual ? static_cast<int>(b.slot_of(residual)) : -1;
   b.g.output = cur;
 
   if (anchor->conv) {
+    if (auto pair = prepare_expand_depthwise(n, b, *anchor, epi, residual, cur, lookup, taken)) return pair;
     std::unordered_map<const Value*, bool> memo;
     const int64_t wdim = anchor->spec.weight.constant ? anchor->spec.weight.constant->dim() : 4;
     // An attribute weight's rank shows at run time: a 3-D one runs the replay (conv1d is rare).

@@ -15,7 +15,7 @@ output), which tests/corpus/test_run_golden.cpp replays through `jitctl run`; an
 writes_weight_scripted.pt with writes_weight_scripted.calls.pt (input, outputs of three calls).
 The transformer models (kernels/cpu/prepared_attention.cpp: the fast path's encoder layer and
 self-attention with packed weights), the dense layers, the video blocks (3-D convolutions and
-pooling) and ShuffleNet's units (the channel shuffle) come last, each from its own seed, so adding them left the files above as they were.
+pooling), ShuffleNet's units (the channel shuffle) and the expand + depthwise pairs come last, each from its own seed, so adding them left the files above as they were.
 Run: /usr/bin/python3 testdata/gen/make_fast_path_models.py
 """
 import os
@@ -397,6 +397,38 @@ def shuffle_blocks():
     return "shuffle_blocks_frozen", ShuffleBlocks().eval(), [(r(1, 3, 32, 28),), (r(2, 3, 24, 36),)]
 
 
+class ExpandBlocks(nn.Module):
+    """1x1 expansions each read only by a depthwise convolution (kernels/cpu/expand_depthwise.h):
+    3x3 and 5x5, stride 1 and 2, ReLU6, hardswish and ReLU, batch norms folded; expanded images
+    of more than 1 MB, so that the pairs run band by band, and one of less (run apart)."""
+
+    def __init__(self):
+        super().__init__()
+
+        def pair(cin, e, k, s, act):
+            return nn.Sequential(nn.Conv2d(cin, e, 1, bias=False), bn(e), act(),
+                                 nn.Conv2d(e, e, k, s, k // 2, groups=e, bias=False), bn(e), act())
+
+        self.a = pair(8, 96, 3, 1, lambda: nn.ReLU6(inplace=True))
+        self.pa = nn.Conv2d(96, 16, 1)
+        self.c = pair(16, 96, 3, 2, lambda: nn.ReLU6(inplace=True))
+        self.d = pair(16, 80, 5, 2, nn.Hardswish)
+        self.e = pair(16, 96, 5, 1, nn.ReLU)
+        self.pc, self.pd, self.pe = nn.Conv2d(96, 16, 1), nn.Conv2d(80, 16, 1), nn.Conv2d(96, 16, 1)
+
+    def forward(self, x):
+        b = self.pa(self.a(x))
+        e = F.avg_pool2d(self.pe(self.e(b)), 2, 2, ceil_mode=True)
+        return self.pc(self.c(b)) + self.pd(self.d(b)) + e
+
+
+def expand_blocks():
+    """(name, module, inputs), from their own seed: added after the files above. 57x61 and 64x48
+    make every expansion more than 1 MB but the 80-channel one on 64x48."""
+    torch.manual_seed(43)
+    return "expand_blocks_frozen", ExpandBlocks().eval(), [(r(1, 8, 57, 61),), (r(2, 8, 64, 48),)]
+
+
 def write_frozen(mdir, gdir, name, m, inputs):
     with torch.no_grad():
         torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval()).save(os.path.join(mdir, name + ".pt"))
@@ -429,7 +461,7 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
-    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks()):
+    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks()):
         write_frozen(mdir, gdir, name, m, inputs)
     for name, eager, archive, inputs in transformers():
         archive.save(os.path.join(mdir, name + ".pt"))

@@ -142,6 +142,27 @@ TEST_CASE("run: a `with` block and print() as PyTorch runs them") {
   CHECK(values == want["output"].get<std::vector<int64_t>>());
 }
 
+TEST_CASE("run: a 1x1 expansion and the depthwise convolution reading it run as one prepared instruction") {
+  // expand_blocks_frozen has four expansion + depthwise pairs and four other convolutions (its
+  // values are in the run goldens): eight prepared instructions, where the pairs apart make twelve.
+  const std::string model = std::string(JITCTL_TESTDATA) + "/models_fast/expand_blocks_frozen.pt";
+  const auto r = test::run_command({"/usr/bin/env", "JITCTL_PROFILE=1", JITCTL_BINARY, "run", model, "--inputs",
+                                    std::string(JITCTL_TESTDATA) + "/models_fast/expand_blocks_frozen.in0.pt"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::istringstream lines(r.err);
+  std::string line;
+  int prepared_convolutions = -1;
+  while (std::getline(lines, line)) {
+    if (line.ends_with(" aten::_convolution")) FAIL_CHECK(line);
+    if (line.ends_with(" aten::_convolution (prepared)")) {
+      std::istringstream fields(line);
+      double total = 0, percent = 0;
+      fields >> total >> percent >> prepared_convolutions;
+    }
+  }
+  CHECK(prepared_convolutions == 8);
+}
+
 TEST_CASE("run: ShuffleNet's channel shuffles run as one prepared instruction each") {
   // shuffle_blocks_frozen has four shuffles and one view -> transpose -> contiguous -> view that
   // is none (its values are in the run goldens). JITCTL_PROFILE names instructions: the views,

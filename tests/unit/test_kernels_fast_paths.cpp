@@ -11,13 +11,16 @@
 #include <cstring>
 #include <vector>
 #include <string>
+#include <tuple>
 
 #include "kernels/cpu/activations.h"
 #include "kernels/cpu/channel_shuffle.h"
 #include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/expand_depthwise.h"
 #include "kernels/cpu/op_bench.h"
+#include "kernels/cpu/output.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
 #include "kernels/cpu/tensor_util.h"
@@ -453,6 +456,60 @@ TEST_CASE("fast paths: a residual of the wrong shape is refused, not read out of
   CHECK_THROWS_AS(conv.run(x, Tensor::empty(DType::Float32, {1, 8, 5, 4}), true), InvalidInput);
   CHECK_THROWS_AS(conv.run(x, Tensor(), true), InvalidInput);
   CHECK_THROWS_AS(conv.run(Tensor::empty(DType::Float32, {1, 3, 5, 5}), Tensor::empty(DType::Float32, {1, 8, 5, 5}), true), InvalidInput);
+}
+
+// Values in [-1, 1), different in every element and reproducible.
+Tensor filled(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, uint32_t seed) {
+  Tensor t = cpu::new_output_strided(DType::Float32, sizes, strides);
+  auto* d = static_cast<float*>(t.mutable_data());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    d[i] = static_cast<float>(seed >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return t;
+}
+
+TEST_CASE("fast paths: an expansion and its depthwise layer run band by band, as the two layers run apart") {
+  // PyTorch's values for such pairs: testdata/models_fast/expand_blocks_frozen (the run goldens).
+  // This checks that the band path is the one that ran there, on AVX-512, and that its bands
+  // (two images, a short last band, rows of zeros above and below) give the layers' own results.
+  cpu::ConvArgs one;
+  one.stride = {1, 1};
+  one.padding = {0, 0};
+  one.dilation = {1, 1};
+  for (const auto& [k, s, threads] : std::vector<std::tuple<int64_t, int64_t, int>>{{3, 2, 1}, {3, 1, 2}, {5, 2, 2}, {5, 1, 1}}) {
+    INFO("kernel " << k << ", stride " << s << ", threads " << threads);
+    cpu::ConvArgs dw;
+    dw.stride = {s, s};
+    dw.padding = {k / 2, k / 2};
+    dw.dilation = {1, 1};
+    dw.groups = 96;
+    const cpu::PackedConv expand(filled({96, 8, 1, 1}, {8, 1, 1, 1}, 1), filled({96}, {1}, 2), one, {{cpu::PostOp::Kind::Clamp, 0.f, 6.f}});
+    const cpu::PackedConv depthwise(filled({96, 1, k, k}, {k * k, k * k, k, 1}, 3), filled({96}, {1}, 4), dw, {{cpu::PostOp::Kind::Hardswish}});
+    const std::vector<int64_t> sizes{2, 8, 57, 61};
+    const Tensor x = filled(sizes, cpu::channels_last_strides(sizes), 5);
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    const Tensor banded = cpu::expand_depthwise(expand, depthwise, x);
+    const Tensor apart = depthwise.run(expand.run(x, Tensor(), true), Tensor(), true);
+    omp_set_num_threads(before);
+    if (cpu::cpu_features().isa != cpu::Isa::Avx512 || !pointwise_allowed() || !switched_on("JITCTL_EXPAND_DEPTHWISE")) {
+      CHECK_FALSE(banded.defined());  // the expansion runs on PointwiseConv, AVX-512 only
+      continue;
+    }
+    REQUIRE(banded.defined());
+    CHECK(cpu::is_channels_last(banded));
+    check_close(banded, apart, "banded against apart");
+  }
+  // Under 1 MB expanded, the two layers run apart.
+  cpu::ConvArgs dw;
+  dw.stride = {1, 1};
+  dw.padding = {1, 1};
+  dw.dilation = {1, 1};
+  dw.groups = 96;
+  const cpu::PackedConv expand(filled({96, 8, 1, 1}, {8, 1, 1, 1}, 1), Tensor(), one, {});
+  const cpu::PackedConv depthwise(filled({96, 1, 3, 3}, {9, 9, 3, 1}, 3), Tensor(), dw, {});
+  CHECK_FALSE(cpu::expand_depthwise(expand, depthwise, filled({1, 8, 20, 20}, cpu::channels_last_strides({1, 8, 20, 20}), 6)).defined());
 }
 
 TEST_CASE("fast paths: oneDNN calls too small for the team run on the calling thread, and the team comes back") {
