@@ -46,7 +46,7 @@ Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, c
       !pair_of(a.dilation, dil_y, dil_x) || dil_y != 1 || dil_x != 1 || sh <= 0 || sw <= 0 || ph < 0 || pw < 0)
     return Tensor();
   const int64_t kh = dw.sizes()[2], kw = dw.sizes()[3];
-  if (h + 2 * ph < kh || w + 2 * pw < kw || !expand.runs_pointwise_pixels()) return Tensor();
+  if (h + 2 * ph < kh || w + 2 * pw < kw || !expand.runs_rows_1x1()) return Tensor();
   const int64_t oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
   // A band's geometry: the input rows its output rows read, padded at the sides as the image is.
   const auto band_params = [&](int64_t rows) {
@@ -87,7 +87,7 @@ Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, c
           continue;
         }
         const int64_t r_end = std::min(i1, h);
-        expand.pointwise_pixels(x + (img * h + r) * w * c, (r_end - r) * w, dst);
+        expand.rows_1x1(x + (img * h + r) * w * c, r_end - r, w, dst);
         r = r_end;
       }
       have_image = img, have0 = i0, have1 = i1;

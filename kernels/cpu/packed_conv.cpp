@@ -384,6 +384,22 @@ void PackedConv::execute(const Primitive& plan, const dnnl::memory& src, const d
   }
 }
 
+bool PackedConv::runs_rows_1x1() const {
+  const auto all = [](const std::vector<int64_t>& v, int64_t x) { return std::all_of(v.begin(), v.end(), [&](int64_t e) { return e == x; }); };
+  return weight_.dim() == 4 && weight_.sizes()[2] == 1 && weight_.sizes()[3] == 1 && args_.groups == 1 && !args_.transposed &&
+         args_.padding_mode.empty() && all(args_.stride, 1) && all(args_.padding, 0) && all(args_.dilation, 1) && !has_residual(epilogue_);
+}
+
+void PackedConv::rows_1x1(const float* x, int64_t rows, int64_t w, float* y) const {
+  if (pointwise_) return pointwise_->run_pixels(x, rows * w, y);
+  ConvParams p{};
+  p.n = 1, p.c = weight_.sizes()[1], p.h = rows, p.w = w, p.oc = weight_.sizes()[0];
+  p.kh = p.kw = p.sh = p.sw = p.dh = p.dw = p.groups = 1;
+  p.oh = rows, p.ow = w, p.spatial_dims = 2;
+  p.out_sizes = {1, p.oc, rows, w};
+  rows_from_band(p, x, y);
+}
+
 void PackedConv::rows_from_band(const ConvParams& band_params, const float* band, float* out) const {
   const auto plan = primitive_for(band_params);
   const auto& eng = dnnl_engine();

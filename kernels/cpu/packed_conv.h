@@ -58,11 +58,12 @@ class PackedConv {
 
   // For ExpandDepthwise (expand_depthwise.h), which runs a 1x1 expansion and the depthwise layer
   // after it band by band of rows; both on the calling thread only.
-  // Whether pointwise_pixels may be called: PointwiseConv runs this layer (AVX-512, a 1x1 shape it
-  // takes) and its epilogue adds no residual.
-  bool runs_pointwise_pixels() const { return pointwise_ && !has_residual(epilogue_); }
-  // This 1x1 layer over `pixels` dense channels-last pixels at x into y.
-  void pointwise_pixels(const float* x, int64_t pixels, float* y) const { pointwise_->run_pixels(x, pixels, y); }
+  // Whether rows_1x1 may be called: a 2-D 1x1 layer of stride 1, no padding, dilation or groups,
+  // whose epilogue adds no residual.
+  bool runs_rows_1x1() const;
+  // This 1x1 layer over `rows` rows of `w` dense channels-last pixels at x, into y (PointwiseConv's
+  // kernel where it runs the layer, else the layer's oneDNN primitive for that many rows).
+  void rows_1x1(const float* x, int64_t rows, int64_t w, float* y) const;
   // Output rows of one image from `band`: the input rows they read, dense channels-last, zero rows
   // standing for the vertical padding. `band_params`: this layer's geometry for such a band (n 1,
   // h the band's rows, ph and ph_after 0, oh the output rows); `out` gets them dense channels-last.

@@ -14,6 +14,7 @@
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cpu/vector_activation.h"
+#include "kernels/cpu/vector_silu.h"
 #include "kernels/parallel.h"
 
 namespace jitctl::cpu {
@@ -83,7 +84,10 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
     for (int b = 0; b < NB; ++b) {
       vf v = acc[r][b];
       if constexpr (Add) v += load(j.res + at + cols[b]);
-      v = activate<M>(v, lo, hi);
+      if constexpr (M == Mode::Silu)
+        v = reinterpret_cast<vf>(silu16(reinterpret_cast<__m512>(v)));
+      else
+        v = activate<M>(v, lo, hi);
       avx512::store(j.y + at + cols[b], v);
     }
   }
@@ -116,6 +120,7 @@ PW_INLINE void group_add(const Job& j, Mode m, int nb, const float* w, const flo
     case Mode::Relu: group_mode<Mode::Relu, Add>(j, nb, w, bias, cols, p0, p1); break;
     case Mode::Clamp: group_mode<Mode::Clamp, Add>(j, nb, w, bias, cols, p0, p1); break;
     case Mode::Hardswish: group_mode<Mode::Hardswish, Add>(j, nb, w, bias, cols, p0, p1); break;
+    case Mode::Silu: group_mode<Mode::Silu, Add>(j, nb, w, bias, cols, p0, p1); break;
     case Mode::Row: break;  // not taken (suits)
   }
 }
@@ -130,8 +135,15 @@ JITCTL_TARGET_AVX512 void group_avx512(const Job& j, Mode m, int nb, const float
 
 #endif  // JITCTL_TARGET_AVX512
 
-// The in-register form of an epilogue, or false when it has none.
-bool plan_of(const Epilogue& e, Mode& m, bool& add) { return vec_epilogue_of(e, m, add); }
+// The in-register form of an epilogue, or false when it has none. SiLU too, here alone: as a
+// pass after the kernel it read and wrote the whole output again (EfficientNet's expansions, up
+// to 4.8 MB, from memory).
+bool plan_of(const Epilogue& e, Mode& m, bool& add) {
+  if (vec_epilogue_of(e, m, add)) return true;
+  if (e.size() != (add ? 2u : 1u) || e.back().kind != Kind::Silu) return false;
+  m = Mode::Silu;
+  return true;
+}
 
 }  // namespace
 

@@ -6,8 +6,9 @@
 
 namespace jitctl::cpu {
 
-// Row: none of these; a kernel applies its epilogue to the finished row instead.
-enum class VecActivation { None, Relu, Clamp, Hardswish, Row };
+// Row: none of these; a kernel applies its epilogue to the finished row instead. Silu: only
+// PointwiseConv applies it in registers (vector_silu.h); vec_activation_of never gives it.
+enum class VecActivation { None, Relu, Clamp, Hardswish, Row, Silu };
 
 // The in-register form of one post-op (Row when there is none).
 inline VecActivation vec_activation_of(const PostOp& op) {

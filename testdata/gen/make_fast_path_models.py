@@ -399,7 +399,7 @@ def shuffle_blocks():
 
 class ExpandBlocks(nn.Module):
     """1x1 expansions each read only by a depthwise convolution (kernels/cpu/expand_depthwise.h):
-    3x3 and 5x5, stride 1 and 2, ReLU6, hardswish and ReLU, batch norms folded; expanded images
+    3x3 and 5x5, stride 1 and 2, ReLU6, hardswish, ReLU and SiLU, batch norms folded; expanded images
     of more than 1 MB, so that the pairs run band by band, and one of less (run apart)."""
 
     def __init__(self):
@@ -414,12 +414,13 @@ class ExpandBlocks(nn.Module):
         self.c = pair(16, 96, 3, 2, lambda: nn.ReLU6(inplace=True))
         self.d = pair(16, 80, 5, 2, nn.Hardswish)
         self.e = pair(16, 96, 5, 1, nn.ReLU)
-        self.pc, self.pd, self.pe = nn.Conv2d(96, 16, 1), nn.Conv2d(80, 16, 1), nn.Conv2d(96, 16, 1)
+        self.f = pair(16, 96, 3, 2, nn.SiLU)
+        self.pc, self.pd, self.pe, self.pf = nn.Conv2d(96, 16, 1), nn.Conv2d(80, 16, 1), nn.Conv2d(96, 16, 1), nn.Conv2d(96, 16, 1)
 
     def forward(self, x):
         b = self.pa(self.a(x))
         e = F.avg_pool2d(self.pe(self.e(b)), 2, 2, ceil_mode=True)
-        return self.pc(self.c(b)) + self.pd(self.d(b)) + e
+        return self.pc(self.c(b)) + self.pd(self.d(b)) + self.pf(self.f(b)) + e
 
 
 def expand_blocks():
