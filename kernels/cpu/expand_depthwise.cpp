@@ -32,7 +32,7 @@ bool pair_of(const std::vector<int64_t>& v, int64_t& y, int64_t& x) {
 
 Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, const Tensor& input) {
   static const bool on = !switched_off("JITCTL_EXPAND_DEPTHWISE");
-  if (!on || cpu_features().isa != Isa::Avx512 || has_residual(depthwise.epilogue())) return Tensor();
+  if (!on || cpu_features().isa == Isa::Generic || has_residual(depthwise.epilogue())) return Tensor();
   const Tensor& ew = expand.weight();
   const Tensor& dw = depthwise.weight();
   if (ew.dim() != 4 || dw.dim() != 4 || input.dim() != 4 || input.dtype() != DType::Float32 || !is_channels_last(input)) return Tensor();
