@@ -56,7 +56,7 @@ class PackedConv {
   const Tensor& weight() const { return weight_; }
   const ConvArgs& args() const { return args_; }
 
-  // For ExpandDepthwise (expand_depthwise.h), which runs a 1x1 expansion and the depthwise layer
+  // For expand_depthwise (expand_depthwise.h), which runs a 1x1 expansion and the depthwise layer
   // after it band by band of rows; both on the calling thread only.
   // Whether rows_1x1 may be called: a 2-D 1x1 layer of stride 1, no padding, dilation or groups,
   // whose epilogue adds no residual.
