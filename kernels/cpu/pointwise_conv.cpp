@@ -145,6 +145,23 @@ bool plan_of(const Epilogue& e, Mode& m, bool& add) {
   return true;
 }
 
+// One call's job: the epilogue's in-register form (into m), its clamp bounds and the buffers.
+// `residual` is read only when the epilogue adds one.
+Job job_for(const Epilogue& e, int64_t c, int64_t oc, const float* x, int64_t ldx, const Tensor& residual, float* y, int64_t pixels, Mode& m) {
+  bool add = false;
+  plan_of(e, m, add);
+  Job j{};
+  j.x = x;
+  j.ldx = ldx;
+  j.res = add ? static_cast<const float*>(residual.data()) : nullptr;
+  j.y = y;
+  j.c = c, j.oc = oc, j.pixels = pixels;
+  const size_t act = add ? 1 : 0;
+  j.lo = e.size() > act ? e[act].a : 0.0f;
+  j.hi = e.size() > act ? e[act].b : 0.0f;
+  return j;
+}
+
 }  // namespace
 
 bool PointwiseConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
@@ -204,19 +221,10 @@ bool PointwiseConv::takes(const Tensor& input, const Tensor& residual) const {
 
 void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out) const {
 #ifdef JITCTL_TARGET_AVX512
-  Mode m;
-  bool add;
-  plan_of(epilogue_, m, add);
   const auto& s = input.sizes();
-  Job j{};
-  j.x = static_cast<const float*>(input.data());
-  j.ldx = channels_last_pixel_stride(input);
-  j.res = add ? static_cast<const float*>(residual.data()) : nullptr;
-  j.y = static_cast<float*>(out.mutable_data());
-  j.c = c_, j.oc = oc_, j.pixels = s[0] * s[2] * s[3];
-  const size_t act = add ? 1 : 0;
-  j.lo = epilogue_.size() > act ? epilogue_[act].a : 0.0f;
-  j.hi = epilogue_.size() > act ? epilogue_[act].b : 0.0f;
+  Mode m;
+  const Job j = job_for(epilogue_, c_, oc_, static_cast<const float*>(input.data()), channels_last_pixel_stride(input), residual,
+                        static_cast<float*>(out.mutable_data()), s[0] * s[2] * s[3], m);
   // Items: pixel chunk x group of output vectors.
   const auto vectors = static_cast<int64_t>(cols_.size());
   const int64_t groups = (vectors + kMaxGroup - 1) / kMaxGroup;
@@ -251,15 +259,7 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
 void PointwiseConv::run_pixels(const float* x, int64_t pixels, float* y) const {
 #ifdef JITCTL_TARGET_AVX512
   Mode m;
-  bool add;
-  plan_of(epilogue_, m, add);
-  Job j{};
-  j.x = x;
-  j.ldx = c_;
-  j.y = y;
-  j.c = c_, j.oc = oc_, j.pixels = pixels;
-  j.lo = epilogue_.empty() ? 0.0f : epilogue_[0].a;
-  j.hi = epilogue_.empty() ? 0.0f : epilogue_[0].b;
+  const Job j = job_for(epilogue_, c_, oc_, x, c_, Tensor(), y, pixels, m);
   const auto vectors = static_cast<int64_t>(cols_.size());
   for (int64_t p0 = 0; p0 < pixels; p0 += kChunkPixels)
     for (int64_t g0 = 0; g0 < vectors; g0 += kMaxGroup)

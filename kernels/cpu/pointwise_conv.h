@@ -5,7 +5,7 @@
 // On channels-last data a 1x1 convolution is a matrix product, pixels x input channels times
 // input x output channels. The kernel keeps a tile of pixels x up to four vectors of output
 // channels in registers (6x64 to 12x16 on AVX-512), broadcasts each input value from memory into
-// the multiply-adds, and applies the bias, a residual add and ReLU/ReLU6/hardswish before the
+// the multiply-adds, and applies the bias, a residual add and ReLU/ReLU6/hardswish/SiLU before the
 // store. Work is split into pixel chunks (L2-resident) x groups of output channels (their packed
 // weights L1- or L2-resident). Output channel counts off the vector width end with an
 // overlapping vector (those channels are computed twice, equally).
@@ -26,7 +26,7 @@ class PointwiseConv {
  public:
   // Whether this kernel takes the convolution: float32 weight [OC, C, 1, 1] with OC > 16, groups
   // 1, stride 1, no padding or dilation, on AVX-512; the epilogue nothing, one activation (ReLU,
-  // ReLU6/clamp, hardswish), a residual add, or a residual add then one of those activations.
+  // ReLU6/clamp, hardswish, SiLU), a residual add, or a residual add then one of those activations.
   static bool suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue);
 
   // weight and bias (or undefined) as for PackedConv; packed here once.
