@@ -91,13 +91,19 @@ Avx2PackedWeight::Avx2PackedWeight(const float* w, int64_t n, int64_t k) : n_(n)
   const size_t floats = static_cast<size_t>(panels * k * kNr);
   panels_.reset(static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64})));
   std::fill(panels_.get(), panels_.get() + floats, 0.0f);
-  for (int64_t p = 0; p < panels; ++p) {
-    float* dst = panels_.get() + p * k * kNr;
-    for (int64_t j = p * kNr; j < std::min(n, (p + 1) * kNr); ++j) {
-      const float* row = w + j * k;
-      for (int64_t i = 0; i < k; ++i) dst[i * kNr + (j - p * kNr)] = row[i];
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+      float* dst = slice(p, k0);
+      for (int64_t j = p * kNr; j < std::min(n, (p + 1) * kNr); ++j) {
+        const float* row = w + j * k + k0;
+        for (int64_t i = 0; i < std::min(kKc, k - k0); ++i) dst[i * kNr + (j - p * kNr)] = row[i];
+      }
     }
-  }
+}
+
+float* Avx2PackedWeight::slice(int64_t p, int64_t k0) const {
+  const int64_t p0 = p / kPanelsPerGroup * kPanelsPerGroup, in_group = std::min(ceil_div(n_, kNr), p0 + kPanelsPerGroup) - p0;
+  return panels_.get() + p0 * k_ * kNr + k0 * in_group * kNr + (p - p0) * std::min(kKc, k_ - k0) * kNr;
 }
 
 bool Avx2PackedWeight::preferred() {
@@ -151,10 +157,10 @@ void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const 
       for (int64_t k0 = 0; k0 < k_; k0 += kKc) {
         const int64_t kc = std::min(kKc, k_ - k0);
         for (int64_t p = p0; p < p1; ++p) {
-          const float* b = panels_.get() + (p * k_ + k0) * kNr;
+          const float* b = slice(p, k0);
           // The slice after this one: the next panel's, or the group's first at the next k0.
           const int64_t np = p + 1 < p1 ? p + 1 : p0, nk0 = p + 1 < p1 ? k0 : k0 + kKc;
-          const float* next = nk0 < k_ && chunk_rows <= kPrefetchMaxRows ? panels_.get() + (np * k_ + nk0) * kNr : nullptr;
+          const float* next = nk0 < k_ && chunk_rows <= kPrefetchMaxRows ? slice(np, nk0) : nullptr;
           const int64_t next_lines = next ? std::min(kKc, k_ - nk0) : 0;  // one 64-byte line per k
           const int64_t tiles = ceil_div(r1 - r0, kMr), per_tile = ceil_div(next_lines, tiles);
           for (int64_t r = r0, t = 0; r < r1; r += kMr, ++t) {
