@@ -120,6 +120,20 @@ JITCTL_ALWAYS_INLINE void softmax_body(float* x, int64_t n) {
 
 JITCTL_ISA_CLONES(void, softmax, (float* x, int64_t n), (x, n))
 
+// y[i] = exp(x[i] - shift) for i < n, and their sum; shift is the row's (finite) maximum.
+JITCTL_ALWAYS_INLINE float exp_shifted_body(const float* x, float* y, int64_t n, float shift) {
+  float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i) {
+    const float e = exp_nonpositive(x[i] - shift);
+    y[i] = e;
+    sum += e;
+  }
+  return sum;
+}
+
+JITCTL_ISA_CLONES(float, exp_shifted, (const float* x, float* y, int64_t n, float shift), (x, y, n, shift))
+
 #if defined(__x86_64__) && defined(__GNUC__)
 JITCTL_TARGET_AVX512 void silu_avx512(const float* x, float* y, int64_t n) {
   int64_t i = 0;
@@ -153,5 +167,7 @@ void activation_f32(Activation f, const float* x, float* y, int64_t n) {
 }
 
 void softmax_f32(float* x, int64_t n) { softmax(x, n); }
+
+float exp_shifted_f32(const float* x, float* y, int64_t n, float shift) { return exp_shifted(x, y, n, shift); }
 
 }  // namespace jitctl::cpu

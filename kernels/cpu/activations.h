@@ -19,4 +19,9 @@ void activation_f32(Activation f, const float* x, float* y, int64_t n);
 // NaN propagates.
 void softmax_f32(float* x, int64_t n);
 
+// y[i] = exp(x[i] - shift) for i < n, vectorized, returning their sum: aten::softmax's and
+// log_softmax's rows, shift their maximum, finite (rows with NaN or infinities take ATen's
+// scalar formula). x and y may be the same array.
+float exp_shifted_f32(const float* x, float* y, int64_t n, float shift);
+
 }  // namespace jitctl::cpu

@@ -5,12 +5,16 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/small_gemm.h"
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
+
+#include <omp.h>
 
 namespace jitctl::cpu {
 namespace {
@@ -41,6 +45,8 @@ BlasOperand blas_operand(const MatRef<T>& m) {
 
 // Below this many multiply-adds a plain loop beats the library call.
 constexpr int64_t kSmallProduct = 4096;
+// Below this many, small_gemm.h's kernel on one thread beats the library on the whole team.
+constexpr int64_t kSmallSerialProduct = int64_t{1} << 16;
 
 template <class T>
 void small_gemm(const MatRef<T>& a, const MatRef<T>& b, T* c, int64_t ldc, T alpha, T beta) {
@@ -83,6 +89,14 @@ void gemm(const MatRef<T>& a, const MatRef<T>& b, T* c, int64_t ldc, T alpha, T 
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    // One thread's small product (a batch or head loop runs them inside its parallel region), or
+    // one too small to split: small_gemm.h. Larger ones outside a region go to the library, which
+    // splits them over the team.
+    const int64_t macs = m * n * k;
+    if (macs > kSmallProduct && small_sgemm_takes(a, b) && (omp_in_parallel() || omp_get_max_threads() == 1 || macs <= kSmallSerialProduct))
+      return small_sgemm(a, b, c, ldc, alpha, beta);
   }
   const BlasOperand oa = blas_operand(a), ob = blas_operand(b);
   constexpr int64_t kMaxBlas = std::numeric_limits<blasint>::max();

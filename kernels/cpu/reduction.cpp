@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 #include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
 
+#include "kernels/cpu/activations.h"
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/reduction.h"
 #include "kernels/cpu/register_cpu.h"
@@ -356,8 +358,18 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, const IValue& dtype, bool l
           const T* a = src + o * R;
           T* b = dst + o * R;
           const T mx = row_max(a, R);
-          for (int64_t r = 0; r < R; ++r) b[r] = vexp(a[r] - mx);
-          const T sum = row_sum(b, R);
+          T sum;
+          if constexpr (std::is_same_v<T, float>) {
+            if (std::isfinite(mx)) {
+              sum = exp_shifted_f32(a, b, R, mx);
+            } else {
+              for (int64_t r = 0; r < R; ++r) b[r] = vexp(a[r] - mx);
+              sum = row_sum(b, R);
+            }
+          } else {
+            for (int64_t r = 0; r < R; ++r) b[r] = vexp(a[r] - mx);
+            sum = row_sum(b, R);
+          }
           if (log) {
             const T lse = std::log(sum);
             for (int64_t r = 0; r < R; ++r) b[r] = a[r] - mx - lse;

@@ -5,7 +5,7 @@
 
 namespace jitctl::cpu {
 
-enum class ScratchSlot { ConvSrc, ConvDst, ConvAcc, Primitive, Linear, GemmTile, AttentionScores, Layer, ExpandBand, Count };
+enum class ScratchSlot { ConvSrc, ConvDst, ConvAcc, Primitive, Linear, GemmTile, AttentionScores, Layer, ExpandBand, SmallGemm, Count };
 
 // At least `bytes` bytes, 64-byte aligned, valid until the same thread asks for the same slot again.
 void* scratch_buffer(ScratchSlot slot, size_t bytes);

@@ -23,6 +23,7 @@
 #include "kernels/cpu/output.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/small_gemm.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/registry.h"
 #include "lib/archive/torch_save.h"
@@ -404,6 +405,34 @@ TEST_CASE("fast paths: a packed linear without epilogue is aten::linear, and che
     Tensor wrong = Tensor::empty(DType::Float32, {3, lin.in_features() + 1});
     CHECK_THROWS_AS(lin.run(wrong), InvalidInput);
   }
+}
+
+TEST_CASE("fast paths: small_sgemm matches PyTorch's mm on odd sizes, strided rows and transposed views") {
+  // gemm() sends products to small_sgemm only on one thread or inside a parallel region; here it
+  // is called directly, with beta 0 and with beta 1 over half the answer.
+  const IValue cases = load_family("linear_fast");
+  int checked = 0;
+  for (const auto& [key, value] : cases.to_dict()->items) {
+    const auto& c = value.to_tuple()->items;
+    if (c[0].to_string() != "aten::mm") continue;
+    const auto& in = c[1].to_tuple()->items;
+    const Tensor a = in[0].to_tensor(), b = in[1].to_tensor(), want = c[2].to_tuple()->items.at(0).to_tensor();
+    if (a.dtype() != DType::Float32) continue;
+    const cpu::MatRef<float> ma = cpu::mat_of<float>(a), mb = cpu::mat_of<float>(b);
+    if (!cpu::small_sgemm_takes(ma, mb)) continue;
+    const int64_t m = a.sizes()[0], n = b.sizes()[1];
+    Tensor got = Tensor::empty(DType::Float32, {m, n});
+    auto* g = static_cast<float*>(got.mutable_data());
+    std::fill(g, g + m * n, std::nanf(""));
+    cpu::small_sgemm(ma, mb, g, n, 1.0f, 0.0f);
+    check_close(got, want, key.to_string() + " (beta 0)");
+    const Tensor w = cpu::contiguous(want);
+    for (int64_t i = 0; i < m * n; ++i) g[i] = 0.5f * static_cast<const float*>(w.data())[i];
+    cpu::small_sgemm(ma, mb, g, n, 0.5f, 1.0f);
+    check_close(got, want, key.to_string() + " (beta 1)");
+    ++checked;
+  }
+  if (cpu::cpu_features().isa != cpu::Isa::Generic && !std::getenv("JITCTL_SMALL_GEMM")) CHECK(checked >= 3);
 }
 
 TEST_CASE("fast paths: softmax_f32 (masked rows) matches PyTorch") {
