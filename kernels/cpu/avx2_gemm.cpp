@@ -6,6 +6,7 @@
 #include "kernels/cpu/gemv.h"
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/scratch.h"
+#include "kernels/cpu/transpose8x8.h"
 #include "kernels/parallel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -80,21 +81,11 @@ JITCTL_TARGET_AVX2 void pack_rows(const float* src, int64_t ld, int64_t mr, int6
   for (; kk + 8 <= kc; kk += 8) {
     __m256 v[8];
     for (int i = 0; i < 8; ++i) v[i] = i < mr ? _mm256_loadu_ps(src + i * ld + kk) : _mm256_setzero_ps();
-    const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
-    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    const __m256 col[8] = {_mm256_permute2f128_ps(s0, s4, 0x20), _mm256_permute2f128_ps(s1, s5, 0x20), _mm256_permute2f128_ps(s2, s6, 0x20),
-                           _mm256_permute2f128_ps(s3, s7, 0x20), _mm256_permute2f128_ps(s0, s4, 0x31), _mm256_permute2f128_ps(s1, s5, 0x31),
-                           _mm256_permute2f128_ps(s2, s6, 0x31), _mm256_permute2f128_ps(s3, s7, 0x31)};
+    transpose8x8(v);
     float* d = dst + kk * kMr;
-    for (int j = 0; j < 7; ++j) _mm256_storeu_ps(d + j * kMr, col[j]);
-    _mm_storeu_ps(d + 7 * kMr, _mm256_castps256_ps128(col[7]));
-    _mm_storel_pi(reinterpret_cast<__m64*>(d + 7 * kMr + 4), _mm256_extractf128_ps(col[7], 1));
+    for (int j = 0; j < 7; ++j) _mm256_storeu_ps(d + j * kMr, v[j]);
+    _mm_storeu_ps(d + 7 * kMr, _mm256_castps256_ps128(v[7]));
+    _mm_storel_pi(reinterpret_cast<__m64*>(d + 7 * kMr + 4), _mm256_extractf128_ps(v[7], 1));
   }
   for (; kk < kc; ++kk)
     for (int64_t i = 0; i < kMr; ++i) dst[kk * kMr + i] = i < mr ? src[i * ld + kk] : 0.0f;

@@ -6,6 +6,7 @@
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/isa_dispatch.h"
 #include "kernels/cpu/scratch.h"
+#include "kernels/cpu/transpose8x8.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -41,23 +42,8 @@ JITCTL_TARGET_AVX2 void copy_b(const MatRef<float>& b, float* bp, int64_t ldb) {
       for (; k0 + 8 <= k; k0 += 8) {
         __m256 v[8];
         for (int r = 0; r < 8; ++r) v[r] = _mm256_loadu_ps(b.data + (j0 + r) * b.cs + k0);
-        const __m256 t0 = _mm256_unpacklo_ps(v[0], v[1]), t1 = _mm256_unpackhi_ps(v[0], v[1]);
-        const __m256 t2 = _mm256_unpacklo_ps(v[2], v[3]), t3 = _mm256_unpackhi_ps(v[2], v[3]);
-        const __m256 t4 = _mm256_unpacklo_ps(v[4], v[5]), t5 = _mm256_unpackhi_ps(v[4], v[5]);
-        const __m256 t6 = _mm256_unpacklo_ps(v[6], v[7]), t7 = _mm256_unpackhi_ps(v[6], v[7]);
-        const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-        const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-        const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-        const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-        float* d = bp + k0 * ldb + j0;
-        _mm256_storeu_ps(d + 0 * ldb, _mm256_permute2f128_ps(s0, s4, 0x20));
-        _mm256_storeu_ps(d + 1 * ldb, _mm256_permute2f128_ps(s1, s5, 0x20));
-        _mm256_storeu_ps(d + 2 * ldb, _mm256_permute2f128_ps(s2, s6, 0x20));
-        _mm256_storeu_ps(d + 3 * ldb, _mm256_permute2f128_ps(s3, s7, 0x20));
-        _mm256_storeu_ps(d + 4 * ldb, _mm256_permute2f128_ps(s0, s4, 0x31));
-        _mm256_storeu_ps(d + 5 * ldb, _mm256_permute2f128_ps(s1, s5, 0x31));
-        _mm256_storeu_ps(d + 6 * ldb, _mm256_permute2f128_ps(s2, s6, 0x31));
-        _mm256_storeu_ps(d + 7 * ldb, _mm256_permute2f128_ps(s3, s7, 0x31));
+        transpose8x8(v);
+        for (int r = 0; r < 8; ++r) _mm256_storeu_ps(bp + (k0 + r) * ldb + j0, v[r]);
       }
       for (; k0 < k; ++k0)
         for (int64_t j = j0; j < j0 + 8; ++j) bp[k0 * ldb + j] = b.data[j * b.cs + k0];
