@@ -78,7 +78,8 @@ JITCTL_VEC_INLINE void rows_mode(const Job& j, Mode m, int64_t r0, int64_t r1) {
     case Mode::Relu: rows<G, S, Mode::Relu, Add>(j, r0, r1); break;
     case Mode::Clamp: rows<G, S, Mode::Clamp, Add>(j, r0, r1); break;
     case Mode::Hardswish: rows<G, S, Mode::Hardswish, Add>(j, r0, r1); break;
-    case Mode::Row: break;  // not taken (suits)
+    case Mode::Row:
+    case Mode::Silu: break;  // not taken (suits)
   }
 }
 

@@ -358,15 +358,16 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, const IValue& dtype, bool l
           const T* a = src + o * R;
           T* b = dst + o * R;
           const T mx = row_max(a, R);
-          T sum;
+          T sum = T(0);
+          bool summed = false;
           if constexpr (std::is_same_v<T, float>) {
+            // The vectorized exp where the maximum is finite (no NaN, no +-inf to carry through).
             if (std::isfinite(mx)) {
               sum = exp_shifted_f32(a, b, R, mx);
-            } else {
-              for (int64_t r = 0; r < R; ++r) b[r] = vexp(a[r] - mx);
-              sum = row_sum(b, R);
+              summed = true;
             }
-          } else {
+          }
+          if (!summed) {
             for (int64_t r = 0; r < R; ++r) b[r] = vexp(a[r] - mx);
             sum = row_sum(b, R);
           }
