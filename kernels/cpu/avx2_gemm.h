@@ -38,8 +38,8 @@ class Avx2PackedWeight {
   // The 16-column panels, the last one's missing columns zero, stored in the order multiply reads
   // them: by group of 8 panels (the columns finished together), then by K slice, then panel, each
   // slice [kc][16]. A group's weights are then one sequential stream that the hardware prefetchers
-  // follow; stored panel by panel ([k][16] each), every slice began a new stream 48 KB from the
-  // last (ViT-B/16's 768 -> 2304 layer: 7.35 -> 6.79 ms, 768 -> 3072: 9.7 -> 9.1, capped at AVX2,
+  // follow; stored panel by panel ([k][16] each), every slice began a new stream k * 64 bytes from the
+  // last (48 KB at K = 768; ViT-B/16's 768 -> 2304 layer: 7.35 -> 6.79 ms, 768 -> 3072: 9.7 -> 9.1, capped at AVX2,
   // one thread). 64-byte aligned, so no load of a 16-float row crosses a cache line.
   float* slice(int64_t panel, int64_t k0) const;  // panel's [kc][16] slice from row k0
   std::unique_ptr<float[], AlignedFree> panels_;
