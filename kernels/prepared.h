@@ -12,6 +12,7 @@
 // class.
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,9 @@ class PreparedKernel {
  public:
   virtual ~PreparedKernel() = default;
   virtual void run(Stack& stack) const = 0;
+  // What tells this instance apart from others of its op beyond the input shapes (a convolution's
+  // weight shape, groups and stride), for JITCTL_PROFILE=shapes; empty when nothing does.
+  virtual std::string describe() const { return {}; }
 };
 
 // constants[i]: input i's value when it is a constant of the graph, nullopt when it is computed.

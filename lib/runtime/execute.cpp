@@ -363,6 +363,7 @@ void execute_function(const Plan& f, Stack& stack, RuntimeState* rt) {
         push_inputs(in);
         if (profiling) [[unlikely]] {
           std::string key = op_profile_key(in.extra < f.extras.size() ? f.extras[in.extra].name : f.name, stack);
+          op_profile_describe(key, in.prepared->describe());
           const int64_t t0 = op_profile_clock();
           in.prepared->run(stack);
           const int64_t t1 = op_profile_clock();

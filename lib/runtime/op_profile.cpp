@@ -98,6 +98,10 @@ void op_profile_outputs(std::string& key, const Stack& outputs) {
   add_shapes(key, outputs);
 }
 
+void op_profile_describe(std::string& key, const std::string& what) {
+  if (by_shapes() && !what.empty()) key += " " + what;
+}
+
 int64_t op_profile_clock() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);

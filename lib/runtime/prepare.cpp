@@ -188,6 +188,21 @@ class PreparedConv final : public PreparedKernel {
     s.assign(1, IValue(std::move(out)));
   }
 
+  std::string describe() const override {
+    if (!spec_.weight.constant) return {};
+    std::string d = "w[";
+    const auto& ws = spec_.weight.constant->sizes();
+    for (size_t i = 0; i < ws.size(); ++i) d += (i ? "," : "") + std::to_string(ws[i]);
+    d += "]";
+    if (spec_.args.groups != 1) d += " g" + std::to_string(spec_.args.groups);
+    for (auto v : spec_.args.stride)
+      if (v != 1) {
+        d += " s" + std::to_string(v);
+        break;
+      }
+    return d;
+  }
+
   // The packed convolution for this call's parameters, or null when they do not suit it.
   std::shared_ptr<const cpu::PackedConv> packed(const Stack& s) const {
     std::vector<Tensor> key(6);
@@ -241,6 +256,8 @@ class PreparedExpandDepthwise final : public PreparedKernel {
     expand_->run(s);  // leaves its output alone on the stack: the depthwise layer's input
     depthwise_->run(s);
   }
+
+  std::string describe() const override { return expand_->describe() + " + dw " + depthwise_->describe(); }
 
  private:
   std::shared_ptr<const PreparedConv> expand_, depthwise_;

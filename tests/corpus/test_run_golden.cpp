@@ -173,6 +173,17 @@ TEST_CASE("run: a 1x1 expansion and the depthwise convolution reading it run as 
   if (calls.count("aten::_convolution (prepared)")) CHECK(calls.at("aten::_convolution (prepared)") == 10);
 }
 
+TEST_CASE("run: JITCTL_PROFILE=shapes tells prepared convolutions apart by their weights, groups and stride") {
+  // expand_blocks_frozen's layers (testdata/gen/make_fast_path_models.py): 8 -> 96 expanded, a
+  // 3x3 depthwise; 16 -> 80, a 5x5 depthwise of stride 2; 96 -> 16 projections with a bias.
+  const std::string base = std::string(JITCTL_TESTDATA) + "/models_fast/expand_blocks_frozen";
+  const auto r = test::run_command({"/usr/bin/env", "JITCTL_PROFILE=shapes", JITCTL_BINARY, "run", base + ".pt", "--inputs", base + ".in0.pt"});
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK_MESSAGE(r.err.find("[1,8,57,61] w[96,8,1,1] + dw w[96,1,3,3] g96 -> [1,96,57,61]") != std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find(" w[80,16,1,1] + dw w[80,1,5,5] g80 s2 -> ") != std::string::npos, r.err);
+  CHECK_MESSAGE(r.err.find(" w[16,96,1,1] -> ") != std::string::npos, r.err);
+}
+
 TEST_CASE("run: ShuffleNet's channel shuffles run as one prepared instruction each") {
   // shuffle_blocks_frozen has four shuffles and one view -> transpose -> contiguous -> view that
   // is none (its values are in the run goldens). JITCTL_PROFILE names instructions: the views,
