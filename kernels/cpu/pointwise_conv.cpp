@@ -49,10 +49,11 @@ using avx512::splat;
 using avx512::vf;
 #define PW_INLINE JITCTL_AVX512_INLINE
 
-// Pixels p..p+R (only `rows` of them when Tail) x the NB output vectors at cols: w is the group's
-// packed weights [C][NB][16], bias its [NB][16].
+// Pixels p..p+R (only `rows` of them when Tail) x the NB output vectors at cols: w is the first
+// of them in the group's packed weights [C][nb][16] (ldw = nb * 16 floats a step of k, NB <= nb),
+// bias their [NB][16].
 template <int NB, int R, Mode M, bool Add, bool Tail>
-PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64_t* cols, int64_t p, int rows) {
+PW_INLINE void tile(const Job& j, const float* w, int64_t ldw, const float* bias, const int64_t* cols, int64_t p, int rows) {
   const int64_t C = j.c;
   vf acc[R][NB];
 #pragma GCC unroll 4
@@ -66,7 +67,7 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
   for (int64_t k = 0; k < C; ++k) {
     vf wv[NB];
 #pragma GCC unroll 4
-    for (int b = 0; b < NB; ++b) wv[b] = load(w + (k * NB + b) * kLanes);
+    for (int b = 0; b < NB; ++b) wv[b] = load(w + k * ldw + b * kLanes);
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
       if (Tail && r >= rows) break;
@@ -93,44 +94,54 @@ PW_INLINE void tile(const Job& j, const float* w, const float* bias, const int64
   }
 }
 
-// Pixels p0..p1 x one group of NB output vectors.
+// Pixels p0..p1 x NB output vectors of one group.
 template <int NB, Mode M, bool Add>
-PW_INLINE void group_rows(const Job& j, const float* w, const float* bias, const int64_t* cols, int64_t p0, int64_t p1) {
+PW_INLINE void group_rows(const Job& j, const float* w, int64_t ldw, const float* bias, const int64_t* cols, int64_t p0, int64_t p1) {
   // Tile heights that fill the 32 registers: R x NB accumulators beside NB weight vectors.
   constexpr int R = NB == 1 ? 12 : NB == 2 ? 12 : NB == 3 ? 8 : 6;
   int64_t p = p0;
-  for (; p + R <= p1; p += R) tile<NB, R, M, Add, false>(j, w, bias, cols, p, R);
-  if (p < p1) tile<NB, R, M, Add, true>(j, w, bias, cols, p, static_cast<int>(p1 - p));
+  for (; p + R <= p1; p += R) tile<NB, R, M, Add, false>(j, w, ldw, bias, cols, p, R);
+  if (p < p1) tile<NB, R, M, Add, true>(j, w, ldw, bias, cols, p, static_cast<int>(p1 - p));
 }
 
 template <Mode M, bool Add>
-PW_INLINE void group_mode(const Job& j, int nb, const float* w, const float* bias, const int64_t* cols, int64_t p0, int64_t p1) {
+PW_INLINE void group_mode(const Job& j, int nb, const float* w, int64_t ldw, const float* bias, const int64_t* cols, int64_t p0, int64_t p1) {
   switch (nb) {
-    case 1: group_rows<1, M, Add>(j, w, bias, cols, p0, p1); break;
-    case 2: group_rows<2, M, Add>(j, w, bias, cols, p0, p1); break;
-    case 3: group_rows<3, M, Add>(j, w, bias, cols, p0, p1); break;
-    default: group_rows<4, M, Add>(j, w, bias, cols, p0, p1); break;
+    case 1: group_rows<1, M, Add>(j, w, ldw, bias, cols, p0, p1); break;
+    case 2: group_rows<2, M, Add>(j, w, ldw, bias, cols, p0, p1); break;
+    case 3: group_rows<3, M, Add>(j, w, ldw, bias, cols, p0, p1); break;
+    default: group_rows<4, M, Add>(j, w, ldw, bias, cols, p0, p1); break;
   }
 }
 
 template <bool Add>
-PW_INLINE void group_add(const Job& j, Mode m, int nb, const float* w, const float* bias, const int64_t* cols, int64_t p0, int64_t p1) {
+PW_INLINE void group_add(const Job& j, Mode m, int nb, const float* w, int64_t ldw, const float* bias, const int64_t* cols, int64_t p0,
+                         int64_t p1) {
   switch (m) {
-    case Mode::None: group_mode<Mode::None, Add>(j, nb, w, bias, cols, p0, p1); break;
-    case Mode::Relu: group_mode<Mode::Relu, Add>(j, nb, w, bias, cols, p0, p1); break;
-    case Mode::Clamp: group_mode<Mode::Clamp, Add>(j, nb, w, bias, cols, p0, p1); break;
-    case Mode::Hardswish: group_mode<Mode::Hardswish, Add>(j, nb, w, bias, cols, p0, p1); break;
-    case Mode::Silu: group_mode<Mode::Silu, Add>(j, nb, w, bias, cols, p0, p1); break;
+    case Mode::None: group_mode<Mode::None, Add>(j, nb, w, ldw, bias, cols, p0, p1); break;
+    case Mode::Relu: group_mode<Mode::Relu, Add>(j, nb, w, ldw, bias, cols, p0, p1); break;
+    case Mode::Clamp: group_mode<Mode::Clamp, Add>(j, nb, w, ldw, bias, cols, p0, p1); break;
+    case Mode::Hardswish: group_mode<Mode::Hardswish, Add>(j, nb, w, ldw, bias, cols, p0, p1); break;
+    case Mode::Silu: group_mode<Mode::Silu, Add>(j, nb, w, ldw, bias, cols, p0, p1); break;
     case Mode::Row: break;  // not taken (suits)
   }
 }
 
-JITCTL_TARGET_AVX512 void group_avx512(const Job& j, Mode m, int nb, const float* w, const float* bias, const int64_t* cols, int64_t p0,
-                                       int64_t p1) {
-  if (j.res)
-    group_add<true>(j, m, nb, w, bias, cols, p0, p1);
-  else
-    group_add<false>(j, m, nb, w, bias, cols, p0, p1);
+// Pixels p0..p1 x output vectors v0..v1 (any range: a group's first vectors, its last, or whole
+// groups), group by group.
+JITCTL_TARGET_AVX512 void vectors_avx512(const Job& j, Mode m, const float* w, const float* bias, const int64_t* cols, int64_t vectors,
+                                         int64_t v0, int64_t v1, int64_t p0, int64_t p1) {
+  while (v0 < v1) {
+    const int64_t g0 = v0 / kMaxGroup * kMaxGroup, nb = std::min<int64_t>(kMaxGroup, vectors - g0);
+    const int64_t end = std::min(v1, g0 + nb);
+    const float* wg = w + g0 * j.c * kLanes + (v0 - g0) * kLanes;
+    const auto n = static_cast<int>(end - v0);
+    if (j.res)
+      group_add<true>(j, m, n, wg, nb * kLanes, bias + v0 * kLanes, cols + v0, p0, p1);
+    else
+      group_add<false>(j, m, n, wg, nb * kLanes, bias + v0 * kLanes, cols + v0, p0, p1);
+    v0 = end;
+  }
 }
 
 #endif  // JITCTL_TARGET_AVX512
@@ -225,30 +236,39 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
   Mode m;
   const Job j = job_for(epilogue_, c_, oc_, static_cast<const float*>(input.data()), channels_last_pixel_stride(input), residual,
                         static_cast<float*>(out.mutable_data()), s[0] * s[2] * s[3], m);
-  // Items: pixel chunk x group of output vectors.
   const auto vectors = static_cast<int64_t>(cols_.size());
   const int64_t groups = (vectors + kMaxGroup - 1) / kMaxGroup;
-  // parallel_for gives each thread a contiguous run of items. When the weights outweigh the
-  // input (more output channels than pixels: the 7x7 and 14x14 layers) the items run group by
-  // group over one chunk per thread, so each group's weights are read once per call and each
-  // thread reads about half of them (pixel-major, both threads streamed all of ResNeXt's 8 MB
-  // 1024 -> 2048 weights: 1.3x oneDNN's time on two threads). Otherwise chunk by chunk, as many
-  // chunks as fit kChunkPixels, rounded up to a multiple of the threads and all of one size, so
-  // every thread gets the same pixels (a short last chunk split 56x56 layers about 3:1).
   const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  const bool by_group = oc_ > j.pixels;
-  int64_t chunks = by_group ? 1 : (j.pixels + kChunkPixels - 1) / kChunkPixels;
+  // When the weights outweigh the input (more output channels than pixels: the 7x7 and 14x14
+  // layers) each thread takes an equal run of output vectors over all pixels, so each group's
+  // weights are read by one thread (pixel-major, both threads streamed all of ResNeXt's 8 MB
+  // 1024 -> 2048 weights: 1.3x oneDNN's time on two threads). Runs are split at vectors, not at
+  // groups of four: RegNetX's 400 -> 400 on 7x7 (25 vectors) split 16:9 as whole groups, and took
+  // 0.59x its one-thread time on two threads.
+  if (oc_ > j.pixels) {
+    const double flops = 2.0 * static_cast<double>(j.pixels * c_ * vectors * kLanes);
+    const int64_t teams = std::clamp<int64_t>(static_cast<int64_t>(flops / kMinFlopsPerThread), 1, std::min(threads, vectors));
+    parallel_for(0, teams, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t)
+        vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vectors, vectors * t / teams, vectors * (t + 1) / teams, 0, j.pixels);
+    });
+    return;
+  }
+  // Otherwise items of pixel chunk x group of output vectors, chunk by chunk: as many chunks as
+  // fit kChunkPixels, rounded up to a multiple of the threads and all of one size, so every
+  // thread gets the same pixels (a short last chunk split 56x56 layers about 3:1). parallel_for
+  // gives each thread a contiguous run of items.
+  int64_t chunks = (j.pixels + kChunkPixels - 1) / kChunkPixels;
   if (j.pixels >= threads * 6) chunks = (chunks + threads - 1) / threads * threads;
   const int64_t chunk_pixels = (j.pixels + chunks - 1) / chunks;
   const double item_flops = 2.0 * static_cast<double>(chunk_pixels * c_ * kMaxGroup * kLanes);
   const auto grain = static_cast<int64_t>(std::max(1.0, kMinFlopsPerThread / item_flops));
   parallel_for(0, chunks * groups, grain, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
-      const int64_t chunk = by_group ? i % chunks : i / groups, g0 = (by_group ? i / chunks : i % groups) * kMaxGroup;
-      const int nb = static_cast<int>(std::min<int64_t>(kMaxGroup, vectors - g0));
+      const int64_t chunk = i / groups, g0 = i % groups * kMaxGroup;
       const int64_t p0 = chunk * chunk_pixels, p1 = std::min(j.pixels, p0 + chunk_pixels);
       if (p0 >= p1) continue;
-      group_avx512(j, m, nb, w_.data() + g0 * c_ * kLanes, bias_.data() + g0 * kLanes, cols_.data() + g0, p0, p1);
+      vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vectors, g0, std::min(vectors, g0 + kMaxGroup), p0, p1);
     }
   });
 #else
@@ -263,8 +283,7 @@ void PointwiseConv::run_pixels(const float* x, int64_t pixels, float* y) const {
   const auto vectors = static_cast<int64_t>(cols_.size());
   for (int64_t p0 = 0; p0 < pixels; p0 += kChunkPixels)
     for (int64_t g0 = 0; g0 < vectors; g0 += kMaxGroup)
-      group_avx512(j, m, static_cast<int>(std::min<int64_t>(kMaxGroup, vectors - g0)), w_.data() + g0 * c_ * kLanes, bias_.data() + g0 * kLanes,
-                   cols_.data() + g0, p0, std::min(pixels, p0 + kChunkPixels));
+      vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vectors, g0, std::min(vectors, g0 + kMaxGroup), p0, std::min(pixels, p0 + kChunkPixels));
 #else
   (void)x, (void)pixels, (void)y;
 #endif

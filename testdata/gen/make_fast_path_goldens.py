@@ -339,10 +339,11 @@ def fused_cases():
     # 1x1 stride-1 layers for PointwiseConv (channels-last, AVX-512): output channels just past one
     # vector (17: an overlapping second), off the vector width (24, 40, 100: groups of 4 + 3
     # vectors), images over several pixel chunks with partial tiles, a batch of two, no bias, and a
-    # NaN kept by the activation.
+    # NaN kept by the activation. The last has more outputs than pixels and work enough for two
+    # threads: 13 vectors split 6:7, each thread's run starting or ending inside a group of four.
     pg = torch.Generator().manual_seed(6)  # its own stream: the families after this one keep theirs
     pws = [((2, 24, 11, 13), 40, True, None), ((1, 72, 14, 14), 24, True, None), ((1, 16, 9, 9), 17, True, None),
-           ((1, 40, 7, 7), 100, False, None), ((1, 32, 10, 10), 48, True, (0, 5, 3, 4))]
+           ((1, 40, 7, 7), 100, False, None), ((1, 32, 10, 10), 48, True, (0, 5, 3, 4)), ((1, 96, 7, 7), 200, True, None)]
     for pi, (xs, oc, with_bias, nan_at) in enumerate(pws):
         for post in [[]] + chains[:3] + chains[4:5] if pi == 0 else chains[:2] if nan_at is None else chains[:1] + chains[2:3]:
             x, w = torch.randn(*xs, generator=pg), torch.randn(oc, xs[1], 1, 1, generator=pg) / math.sqrt(xs[1])

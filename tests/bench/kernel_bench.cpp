@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -94,6 +96,32 @@ std::vector<Case> cases() {
   packed("packed_inception_3x3_16_32_28", 16, 28, 32, false);
   packed("packed_vgg_3x3_64_224", 64, 224, 64, false);
   packed("packed_3x3_40_56_29", 40, 29, 56, false);
+  // 1x1 and grouped 3x3 layers on channels-last activations: RegNetX-400MF's last stage (7x7, 400
+  // channels, 16 a group) and its 14x14 one, ResNeXt-50's 4 and 16 channels a group.
+  auto layer = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, int64_t k, int64_t g, bool residual_relu) {
+    cpu::ConvArgs a;
+    a.stride = {1, 1};
+    a.padding = {k / 2, k / 2};
+    a.dilation = {1, 1};
+    a.groups = g;
+    cpu::Epilogue e{{cpu::PostOp::Kind::Relu}};
+    if (residual_relu) e = {{cpu::PostOp::Kind::Add}, {cpu::PostOp::Kind::Relu}};
+    auto conv = std::make_shared<cpu::PackedConv>(randn({co, ci / g, k, k}), randn({co}), a, e);
+    const Tensor x = randn_channels_last(1, ci, hw, hw), res = residual_relu ? randn_channels_last(1, co, hw, hw) : Tensor();
+    c.push_back({name, "", {}, [conv, x, res] { conv->run(x, res, true); }});
+  };
+  layer("pw_regnet_400_7", 400, 7, 400, 1, 1, false);
+  layer("pw_regnet_400_7_res", 400, 7, 400, 1, 1, true);
+  layer("pw_regnet_160_14", 160, 14, 160, 1, 1, false);
+  layer("pw_regnet_160_14_res", 160, 14, 160, 1, 1, true);
+  layer("pw_regnet_64_28", 64, 28, 64, 1, 1, false);
+  layer("pw_regnet_32_112", 32, 112, 32, 1, 1, false);
+  layer("pw_resnext_1024_14_512", 1024, 14, 512, 1, 1, false);
+  layer("pw_mbv2_96_14_576", 96, 14, 576, 1, 1, false);
+  layer("grp_regnet_400_7_g25", 400, 7, 400, 3, 25, false);
+  layer("grp_regnet_160_14_g10", 160, 14, 160, 3, 10, false);
+  layer("grp_resnext_128_56_g32", 128, 56, 128, 3, 32, false);
+  layer("grp_resnext_512_14_g32", 512, 14, 512, 3, 32, false);
   // A network's first layer: the model's NCHW input, 3 channels, 3x3 stride 2, ReLU, channels-last out.
   auto stem = [&](const std::string& name, int64_t co, int64_t hw) {
     cpu::ConvArgs a;
@@ -148,6 +176,10 @@ std::vector<Case> cases() {
 
 int main(int argc, char** argv) {
   const std::string filter = argc > 1 ? argv[1] : "";
+  // KERNEL_BENCH_COLD=1: 64 MiB written before each call, so the weights come from memory, as
+  // in a model whose weights outgrow the caches.
+  const bool flush = std::getenv("KERNEL_BENCH_COLD") != nullptr;
+  std::vector<char> flush_buf(flush ? 64 << 20 : 0);
   for (auto& c : cases()) {
     if (c.name.find(filter) == std::string::npos) continue;
     const KernelFn fn = c.run ? KernelFn() : find_kernel(c.op);
@@ -159,6 +191,7 @@ int main(int argc, char** argv) {
     double total = 0;
     for (int i = 0; i < 200 && (i < 5 || total < 1000.0); ++i) {
       Stack s = c.args;
+      if (flush) std::memset(flush_buf.data(), i, flush_buf.size());
       const auto t0 = std::chrono::steady_clock::now();
       if (c.run)
         c.run();
