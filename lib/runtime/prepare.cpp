@@ -730,6 +730,11 @@ Reader reader_kind(const Node* u) {
       // then finds the channels-last values already in NHWC order, without a copy).
       {"aten::mean", Reader::Ends}, {"aten::layer_norm", Reader::Ends}, {"aten::linear", Reader::Ends},
       {"aten::permute", Reader::PassesOn},
+      // flatten and reshape give a view where the strides allow one (its readers are checked in
+      // turn), else a contiguous copy: AlexNet's and VGG's last convolution -> max pool ->
+      // flatten -> linear then keep the convolution channels-last (AlexNet's 13x13 256 -> 256
+      // layer on WinogradConv) and copy 9216 values at the flatten.
+      {"aten::flatten", Reader::PassesOn}, {"aten::reshape", Reader::PassesOn},
       // A chunk along any dim is views of any strides; its pieces' readers are checked in turn
       // (ShuffleNet's blocks split their input so: one half to a convolution, one to a cat).
       {"aten::chunk", Reader::PassesOn}, {"prim::ListUnpack", Reader::PassesOn},

@@ -430,6 +430,33 @@ def expand_blocks():
     return "expand_blocks_frozen", ExpandBlocks().eval(), [(r(1, 8, 57, 61),), (r(2, 8, 64, 48),)]
 
 
+class FlattenHeads(nn.Module):
+    """Convolutions whose outputs reach a linear through flatten or reshape (lib/runtime/prepare.cpp's
+    layout readers): AlexNet's head (max pool, adaptive pool to 3x3, flatten: a copy from
+    channels-last), a reshape that is a view of channels-last strides read by mean, and flatten(2)
+    then transpose (a reader that keeps the convolution contiguous). 13x13 images of 32 channels:
+    WinogradConv's sizes."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(8, 32, 3, padding=1), nn.Conv2d(32, 32, 3, padding=1)
+        self.c3, self.c4 = nn.Conv2d(32, 24, 1), nn.Conv2d(32, 16, 3, padding=1)
+        self.fc, self.fc2, self.fc3 = nn.Linear(32 * 3 * 3, 10), nn.Linear(24, 5), nn.Linear(16, 7)
+
+    def forward(self, x):
+        y = F.relu(self.c2(F.relu(self.c1(x))))
+        a = self.fc(torch.flatten(F.adaptive_avg_pool2d(F.max_pool2d(y, 3, 2), 3), 1))
+        b = self.fc2(self.c3(y).reshape(y.shape[0], 24, -1).mean(2))
+        c = self.fc3(self.c4(y).flatten(2).transpose(1, 2)).sum(1)
+        return a, b, c
+
+
+def flatten_heads():
+    """(name, module, inputs), from their own seed: added after the files above."""
+    torch.manual_seed(44)
+    return "flatten_heads_frozen", FlattenHeads().eval(), [(r(1, 8, 13, 13),), (r(2, 8, 13, 13),)]
+
+
 def write_frozen(mdir, gdir, name, m, inputs):
     with torch.no_grad():
         torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval()).save(os.path.join(mdir, name + ".pt"))
@@ -462,7 +489,7 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
-    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks()):
+    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks(), flatten_heads()):
         write_frozen(mdir, gdir, name, m, inputs)
     for name, eager, archive, inputs in transformers():
         archive.save(os.path.join(mdir, name + ".pt"))
