@@ -735,6 +735,8 @@ Reader reader_kind(const Node* u) {
       // flatten -> linear then keep the convolution channels-last (AlexNet's 13x13 256 -> 256
       // layer on WinogradConv) and copy 9216 values at the flatten.
       {"aten::flatten", Reader::PassesOn}, {"aten::reshape", Reader::PassesOn},
+      // Elementwise (the identity in eval mode): an archive not optimized keeps its dropouts.
+      {"aten::dropout", Reader::PassesOn}, {"aten::dropout_", Reader::PassesOn},
       // A chunk along any dim is views of any strides; its pieces' readers are checked in turn
       // (ShuffleNet's blocks split their input so: one half to a convolution, one to a cat).
       {"aten::chunk", Reader::PassesOn}, {"prim::ListUnpack", Reader::PassesOn},

@@ -435,17 +435,18 @@ class FlattenHeads(nn.Module):
     layout readers): AlexNet's head (max pool, adaptive pool to 3x3, flatten: a copy from
     channels-last), a reshape that is a view of channels-last strides read by mean, and flatten(2)
     then transpose (a reader that keeps the convolution contiguous). 13x13 images of 32 channels:
-    WinogradConv's sizes."""
+    WinogradConv's sizes. Saved frozen and, with the head's dropout (freezing removes it), as traced."""
 
     def __init__(self):
         super().__init__()
         self.c1, self.c2 = nn.Conv2d(8, 32, 3, padding=1), nn.Conv2d(32, 32, 3, padding=1)
         self.c3, self.c4 = nn.Conv2d(32, 24, 1), nn.Conv2d(32, 16, 3, padding=1)
         self.fc, self.fc2, self.fc3 = nn.Linear(32 * 3 * 3, 10), nn.Linear(24, 5), nn.Linear(16, 7)
+        self.drop = nn.Dropout(0.5)
 
     def forward(self, x):
         y = F.relu(self.c2(F.relu(self.c1(x))))
-        a = self.fc(torch.flatten(F.adaptive_avg_pool2d(F.max_pool2d(y, 3, 2), 3), 1))
+        a = self.fc(torch.flatten(self.drop(F.adaptive_avg_pool2d(F.max_pool2d(y, 3, 2), 3)), 1))
         b = self.fc2(self.c3(y).reshape(y.shape[0], 24, -1).mean(2))
         c = self.fc3(self.c4(y).flatten(2).transpose(1, 2)).sum(1)
         return a, b, c
@@ -457,9 +458,10 @@ def flatten_heads():
     return "flatten_heads_frozen", FlattenHeads().eval(), [(r(1, 8, 13, 13),), (r(2, 8, 13, 13),)]
 
 
-def write_frozen(mdir, gdir, name, m, inputs):
+def write_frozen(mdir, gdir, name, m, inputs, freeze=True):
     with torch.no_grad():
-        torch.jit.freeze(torch.jit.trace(m, inputs[0]).eval()).save(os.path.join(mdir, name + ".pt"))
+        traced = torch.jit.trace(m, inputs[0]).eval()
+        (torch.jit.freeze(traced) if freeze else traced).save(os.path.join(mdir, name + ".pt"))
     os.makedirs(os.path.join(gdir, name), exist_ok=True)
     for k, args in enumerate(inputs):
         torch.save(args, os.path.join(mdir, f"{name}.in{k}.pt"))
@@ -491,6 +493,8 @@ def main():
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
     for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks(), flatten_heads()):
         write_frozen(mdir, gdir, name, m, inputs)
+    name, m, inputs = flatten_heads()
+    write_frozen(mdir, gdir, name.replace("_frozen", "_plain"), m, inputs, freeze=False)
     for name, eager, archive, inputs in transformers():
         archive.save(os.path.join(mdir, name + ".pt"))
         os.makedirs(os.path.join(gdir, name), exist_ok=True)
