@@ -118,6 +118,12 @@ std::vector<Case> cases() {
   layer("pw_regnet_32_112", 32, 112, 32, 1, 1, false);
   layer("pw_resnext_1024_14_512", 1024, 14, 512, 1, 1, false);
   layer("pw_mbv2_96_14_576", 96, 14, 576, 1, 1, false);
+  layer("pw_mnas_192_7_1152", 192, 7, 1152, 1, 1, false);
+  layer("pw_mnas_1152_7_192_res", 1152, 7, 192, 1, 1, true);
+  layer("pw_mnas_320_7_1280", 320, 7, 1280, 1, 1, false);
+  layer("dw_mnas_1152_7_5x5", 1152, 7, 1152, 5, 1152, false);
+  layer("dw_mnas_480_14_5x5", 480, 14, 480, 5, 480, false);
+  layer("pw_mnas_80_14_480", 80, 14, 480, 1, 1, false);
   layer("grp_regnet_400_7_g25", 400, 7, 400, 3, 25, false);
   layer("grp_regnet_160_14_g10", 160, 14, 160, 3, 10, false);
   layer("grp_resnext_128_56_g32", 128, 56, 128, 3, 32, false);
