@@ -194,6 +194,8 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     pointwise_ = std::make_unique<const PointwiseConv>(weight_, bias_, epilogue_);
   if (own_grouped_enabled() && GroupedConv::suits(weight_, args_, epilogue_))
     grouped_ = std::make_unique<const GroupedConv>(weight_, bias_, args_, epilogue_);
+  else if (own_grouped_enabled() && WideGroupedConv::suits(weight_, args_, epilogue_))
+    wide_grouped_ = std::make_unique<const WideGroupedConv>(weight_, bias_, args_, epilogue_);
   else if (own_im2col_enabled() && !pointwise_ && !depthwise_ && Im2colConv::suits(weight_, args_))
     im2col_ = std::make_unique<const Im2colConv>(weight_, bias_, epilogue_);
   if (WinogradConv::suits(weight_, args_)) winograd_ = std::make_unique<const WinogradConv>(weight_, bias_, epilogue_);
@@ -492,6 +494,11 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
   if (grouped_ && two_d && channels_last_out && grouped_->takes(input, residual, p)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     grouped_->run(input, residual, p, out);
+    return out;
+  }
+  if (wide_grouped_ && two_d && channels_last_out && wide_grouped_->takes(input, residual, p)) {
+    Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+    wide_grouped_->run(input, residual, p, out);
     return out;
   }
   if (im2col_ && two_d && channels_last_out && im2col_->takes(input, residual, p)) {

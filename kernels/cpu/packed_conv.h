@@ -22,6 +22,7 @@
 #include "kernels/cpu/im2col_conv.h"
 #include "kernels/cpu/packed_conv3d.h"
 #include "kernels/cpu/pointwise_conv.h"
+#include "kernels/cpu/wide_grouped_conv.h"
 #include "kernels/cpu/winograd_conv.h"
 #include "lib/core/tensor.h"
 
@@ -91,6 +92,8 @@ class PackedConv {
   std::unique_ptr<const PointwiseConv> pointwise_;
   // Grouped 3x3 layers of 4 or 8 channels a group run on GroupedConv (AVX-512, AVX2).
   std::unique_ptr<const GroupedConv> grouped_;
+  // Grouped 3x3 layers of 16 to 256 channels a group (a multiple of 8) run on WideGroupedConv.
+  std::unique_ptr<const WideGroupedConv> wide_grouped_;
   // On AVX2, layers with few output pixels run as one GEMM on Im2colConv.
   std::unique_ptr<const Im2colConv> im2col_;
   // 3x3 stride-1 layers on larger channels-last images run on WinogradConv (AVX2, AVX-512), and

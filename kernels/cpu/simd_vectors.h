@@ -36,6 +36,11 @@ constexpr int kLanes = 16;  // floats per vector
 namespace avx2 {
 constexpr int kLanes = 8;
 }
+// 8 floats a vector in AVX-512 code: its 32 registers for a tile whose width is a multiple of 8
+// but not of 16 (wide_grouped_conv's 24-channel groups).
+namespace avx512_ymm {
+constexpr int kLanes = 8;
+}
 
 }  // namespace jitctl::cpu
 
@@ -67,6 +72,10 @@ JITCTL_VECTOR_HELPERS(JITCTL_AVX512_INLINE, _mm512_set1_ps)
 namespace jitctl::cpu::avx2 {
 JITCTL_VECTOR_HELPERS(JITCTL_AVX2_INLINE, _mm256_set1_ps)
 }  // namespace jitctl::cpu::avx2
+
+namespace jitctl::cpu::avx512_ymm {
+JITCTL_VECTOR_HELPERS(JITCTL_AVX512_INLINE, _mm256_set1_ps)
+}  // namespace jitctl::cpu::avx512_ymm
 
 #undef JITCTL_VECTOR_HELPERS
 

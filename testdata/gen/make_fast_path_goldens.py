@@ -455,6 +455,24 @@ def fused_cases():
     res = torch.randn(1, 600, generator=sg)
     c["linear_row_stream_relu"] = ("linear", (x, w, b, None), (("relu", 0, 0),), F.relu(F.linear(x, w, b)))
     c["linear_row_stream_add"] = ("linear", (x, w, b, res), (("add", 0, 0),), F.linear(x, w, b) + res)
+    # Grouped 3x3 layers for WideGroupedConv (group widths a multiple of 8 but not of 16,
+    # channels-last, AVX-512): 24 channels a group on widths off its 8-pixel tiles, stride 2 and a
+    # batch of two, 56 (a group's outputs as 4 + 3 vectors), 40 (4 + 1) with a NaN kept by the
+    # activation, no bias.
+    wgg = torch.Generator().manual_seed(15)  # its own stream
+    wides = [((1, 48, 13, 11), 24, 1, True, None), ((2, 48, 7, 9), 24, 2, True, None), ((1, 112, 5, 7), 56, 1, False, None),
+             ((1, 80, 6, 5), 40, 2, True, (0, 45, 3, 4))]
+    for gi, (xs, per, stride, with_bias, nan_at) in enumerate(wides):
+        for post in [[]] + chains[:3] if gi == 0 else chains[1:2] if nan_at is None else chains[2:3]:
+            ch = xs[1]
+            x, w = torch.randn(*xs, generator=wgg), torch.randn(ch, per, 3, 3, generator=wgg) / math.sqrt(9 * per)
+            b = torch.randn(ch, generator=wgg) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b, stride, 1, 1, ch // per)
+            res = torch.randn(*base.shape, generator=wgg) if any(p[0] == "add" for p in post) else None
+            name = f"gw{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
     return c
 
 

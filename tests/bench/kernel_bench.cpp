@@ -128,6 +128,12 @@ std::vector<Case> cases() {
   layer("grp_regnet_160_14_g10", 160, 14, 160, 3, 10, false);
   layer("grp_resnext_128_56_g32", 128, 56, 128, 3, 32, false);
   layer("grp_resnext_512_14_g32", 512, 14, 512, 3, 32, false);
+  layer("grp_rx16_408_14_g17", 408, 14, 408, 3, 17, false);
+  layer("grp_rx16_168_28_g7", 168, 28, 168, 3, 7, false);
+  layer("grp_rx16_72_56_g3", 72, 56, 72, 3, 3, false);
+  layer("grp_rx16_912_7_g38", 912, 7, 912, 3, 38, false);
+  layer("grp_resnext_1024_7_g32", 1024, 7, 1024, 3, 32, false);
+  layer("grp_rx32_432_14_g9", 432, 14, 432, 3, 9, false);
   // A network's first layer: the model's NCHW input, 3 channels, 3x3 stride 2, ReLU, channels-last out.
   auto stem = [&](const std::string& name, int64_t co, int64_t hw) {
     cpu::ConvArgs a;

@@ -25,6 +25,7 @@
 #include "kernels/cpu/packed_linear.h"
 #include "kernels/cpu/small_gemm.h"
 #include "kernels/cpu/tensor_util.h"
+#include "kernels/cpu/wide_grouped_conv.h"
 #include "kernels/registry.h"
 #include "lib/archive/torch_save.h"
 #include "lib/core/error.h"
@@ -271,7 +272,7 @@ bool grouped_allowed() { return switched_on("JITCTL_GROUPED"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
-  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0;
+  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, wide_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -294,6 +295,14 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       const bool grouped = grouped_allowed() && cpu::GroupedConv::suits(in[1].to_tensor(), a, e) &&
                            cpu::GroupedConv(in[1].to_tensor(), tensor_or_none(in[2]), a, e)
                                .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d"));
+      const bool wide = grouped_allowed() && cpu::WideGroupedConv::suits(in[1].to_tensor(), a, e) &&
+                        cpu::WideGroupedConv(in[1].to_tensor(), tensor_or_none(in[2]), a, e)
+                            .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d"));
+      // The "gw" cases exist for WideGroupedConv (AVX-512 only): they must reach it.
+      if (name.rfind("gw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) {
+        CHECK(wide);
+        ++wide_cases;
+      }
       // The "gc" cases exist for GroupedConv (AVX-512 and AVX2): they must reach it.
       if (name.rfind("gc", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) {
         CHECK(grouped);
@@ -309,7 +318,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         const Tensor plain = conv.run(x, res, false);
         CHECK(plain.is_contiguous());
         check_close(plain, want, name + " (NCHW)");
-      } else if (!pointwise && !grouped && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
+      } else if (!pointwise && !grouped && !wide && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
                                 !cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(channels_last_copy(x)))) {
         continue;
       }
@@ -390,6 +399,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(split_cases >= 6);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
+  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
   CHECK(conv3d_cases >= 16);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(frame_cases >= 12);
 }
