@@ -70,17 +70,27 @@ bool dense_channels_last(const Tensor& t) { return t.dim() == 4 && t.dtype() == 
 
 }  // namespace
 
-bool GroupedConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
-#ifdef JITCTL_TARGET_AVX512
-  if (cpu_features().isa == Isa::Generic || args.transposed || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
-  const auto& ws = weight.sizes();
-  const int64_t g = ws[1];
-  if ((g != 4 && g != 8) || ws[2] != 3 || ws[3] != 3 || ws[0] % lanes() != 0 || args.groups * g != ws[0]) return false;
-  if (args.stride.size() != 2 || !(all_equal(args.stride, 1) || all_equal(args.stride, 2))) return false;
+bool grouped_3x3_args_ok(const ConvArgs& args, const Epilogue& epilogue) {
+  if (args.transposed || args.stride.size() != 2 || !(all_equal(args.stride, 1) || all_equal(args.stride, 2))) return false;
   if (!all_equal(args.padding, 1) || !all_equal(args.dilation, 1)) return false;
   Mode m;
   bool add;
   return vec_epilogue_of(epilogue, m, add);
+}
+
+bool grouped_takes(const Tensor& input, int64_t c, const Tensor& residual, const Epilogue& epilogue, const ConvParams& p) {
+  if (!dense_channels_last(input) || input.sizes()[1] != c) return false;
+  if (!has_residual(epilogue)) return true;
+  return residual.defined() && dense_channels_last(residual) && residual.sizes() == p.out_sizes;
+}
+
+bool GroupedConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
+#ifdef JITCTL_TARGET_AVX512
+  if (cpu_features().isa == Isa::Generic || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
+  const auto& ws = weight.sizes();
+  const int64_t g = ws[1];
+  if ((g != 4 && g != 8) || ws[2] != 3 || ws[3] != 3 || ws[0] % lanes() != 0 || args.groups * g != ws[0]) return false;
+  return grouped_3x3_args_ok(args, epilogue);
 #else
   (void)weight, (void)args, (void)epilogue;
   return false;
@@ -108,9 +118,7 @@ GroupedConv::GroupedConv(const Tensor& weight, const Tensor& bias, const ConvArg
 }
 
 bool GroupedConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
-  if (!dense_channels_last(input) || input.sizes()[1] != c_) return false;
-  if (!has_residual(epilogue_)) return true;
-  return residual.defined() && dense_channels_last(residual) && residual.sizes() == p.out_sizes;
+  return grouped_takes(input, c_, residual, epilogue_, p);
 }
 
 void GroupedConv::run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const {

@@ -20,6 +20,14 @@
 
 namespace jitctl::cpu {
 
+// What GroupedConv and WideGroupedConv (wide_grouped_conv.h) share. A 3x3 grouped layer's
+// arguments they take: not transposed, stride 1 or 2 in both dims, padding 1, dilation 1, and an
+// epilogue the vector kernels apply in registers (vec_epilogue_of).
+bool grouped_3x3_args_ok(const ConvArgs& args, const Epilogue& epilogue);
+// Whether a call suits them: a dense channels-last 4-D input of c channels and, when the epilogue
+// adds one, a dense channels-last residual shaped as the output.
+bool grouped_takes(const Tensor& input, int64_t c, const Tensor& residual, const Epilogue& epilogue, const ConvParams& p);
+
 class GroupedConv {
  public:
   // Whether this kernel takes the convolution: float32 weight [C, G, 3, 3] with G (channels per

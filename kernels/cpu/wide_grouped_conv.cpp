@@ -4,7 +4,7 @@
 
 #include "kernels/cpu/simd_vectors.h"
 #include "kernels/cpu/cpu_features.h"
-#include "kernels/cpu/dnnl_util.h"
+#include "kernels/cpu/grouped_conv.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/parallel.h"
 
@@ -55,28 +55,16 @@ constexpr int kTile = NB <= 2 ? 12 : NB == 3 ? 8 : 6;
 JITCTL_TARGET_AVX512 void rows_avx512_ymm(const Job& j, int s, Mode m, int64_t r0, int64_t r1) { on_avx512_ymm::rows_any(j, s, m, r0, r1); }
 #endif  // JITCTL_TARGET_AVX512
 
-bool all_equal(const std::vector<int64_t>& v, int64_t x) {
-  for (auto e : v)
-    if (e != x) return false;
-  return !v.empty();
-}
-
-bool dense_channels_last(const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); }
-
 }  // namespace
 
 bool WideGroupedConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
 #ifdef JITCTL_TARGET_AVX512
-  if (cpu_features().isa != Isa::Avx512 || args.transposed || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
+  if (cpu_features().isa != Isa::Avx512 || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
   const auto& ws = weight.sizes();
   const int64_t g = ws[1];
   if (g < kMinGroupWidth || g > kMaxGroupWidth || g % 8 != 0 || g % 16 == 0 || ws[2] != 3 || ws[3] != 3 || args.groups < 2 || args.groups * g != ws[0])
     return false;
-  if (args.stride.size() != 2 || !(all_equal(args.stride, 1) || all_equal(args.stride, 2))) return false;
-  if (!all_equal(args.padding, 1) || !all_equal(args.dilation, 1)) return false;
-  Mode m;
-  bool add;
-  return vec_epilogue_of(epilogue, m, add);
+  return grouped_3x3_args_ok(args, epilogue);
 #else
   (void)weight, (void)args, (void)epilogue;
   return false;
@@ -103,9 +91,7 @@ WideGroupedConv::WideGroupedConv(const Tensor& weight, const Tensor& bias, const
 }
 
 bool WideGroupedConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
-  if (!dense_channels_last(input) || input.sizes()[1] != c_) return false;
-  if (!has_residual(epilogue_)) return true;
-  return residual.defined() && dense_channels_last(residual) && residual.sizes() == p.out_sizes;
+  return grouped_takes(input, c_, residual, epilogue_, p);
 }
 
 void WideGroupedConv::run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const {
