@@ -13,9 +13,10 @@ check that the speed carries over.
 Weights are random (seeded), never downloaded: speed does not depend on their values, and batch
 norm statistics are made non-trivial so that folding is exercised.
 
-Usage: /usr/bin/python3 tests/bench/make_speed_models.py [--out DIR] [--only a,b] [--extra] [--more]
+Usage: /usr/bin/python3 tests/bench/make_speed_models.py [--out DIR] [--only a,b] [--extra] [--more] [--fresh]
 (--extra adds the "extra" set: seven more torchvision families, for checks on unseen architectures;
---more adds eleven others, two of them vision transformers)
+--more adds eleven others, two of them vision transformers; --fresh seven measured only after the
+kernels were tuned)
 """
 import argparse, json, os, warnings
 
@@ -91,6 +92,16 @@ MODELS = {
                      lambda: tv.inception_v3(aux_logits=False, init_weights=True), lambda: (torch.randn(1, 3, 299, 299),)),
     "vit_b_16": ("more", "traced", "torchvision vit_b_16, 1x3x224x224", lambda: tv.vit_b_16(), image),
     "swin_t": ("more", "traced", "torchvision swin_t, 1x3x224x224", lambda: tv.swin_t(), image),
+    # --fresh: a fourth set, first measured in the fifteenth session, after the kernels were tuned
+    # (RegNets of 24- and 16-channel groups, channel counts off the vector width, larger SE and
+    # shuffle networks, SqueezeNet 1.0's 7x7 stem, ViT with 32x32 patches).
+    "regnet_x_1_6gf": ("fresh", "traced", "torchvision regnet_x_1_6gf, 1x3x224x224", lambda: tv.regnet_x_1_6gf(), image),
+    "regnet_y_800mf": ("fresh", "traced", "torchvision regnet_y_800mf, 1x3x224x224", lambda: tv.regnet_y_800mf(), image),
+    "mnasnet0_5": ("fresh", "traced", "torchvision mnasnet0_5, 1x3x224x224", lambda: tv.mnasnet0_5(), image),
+    "efficientnet_b1": ("fresh", "traced", "torchvision efficientnet_b1, 1x3x224x224", lambda: tv.efficientnet_b1(), image),
+    "shufflenet_v2_x1_5": ("fresh", "traced", "torchvision shufflenet_v2_x1_5, 1x3x224x224", lambda: tv.shufflenet_v2_x1_5(), image),
+    "squeezenet1_0": ("fresh", "traced", "torchvision squeezenet1_0, 1x3x224x224", lambda: tv.squeezenet1_0(), image),
+    "vit_b_32": ("fresh", "traced", "torchvision vit_b_32, 1x3x224x224", lambda: tv.vit_b_32(), image),
 }
 
 
@@ -100,12 +111,13 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--extra", action="store_true", help="also (or, with --only, only) the \"extra\" set")
     ap.add_argument("--more", action="store_true", help="also (or, with --only, only) the \"more\" set")
+    ap.add_argument("--fresh", action="store_true", help="also (or, with --only, only) the \"fresh\" set")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     only = set(a.only.split(",")) if a.only else None
     index = []
     for name, (group, kind, desc, build, inputs) in MODELS.items():
-        if (only and name not in only) or (group == "extra" and not a.extra) or (group == "more" and not a.more):
+        if (only and name not in only) or (group == "extra" and not a.extra) or (group == "more" and not a.more) or (group == "fresh" and not a.fresh):
             continue
         torch.manual_seed(0)
         eager = randomize_bn(build()).eval()
