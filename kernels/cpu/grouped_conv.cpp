@@ -78,6 +78,24 @@ bool grouped_3x3_args_ok(const ConvArgs& args, const Epilogue& epilogue) {
   return vec_epilogue_of(epilogue, m, add);
 }
 
+std::vector<float> bias_floats(const Tensor& bias, int64_t c) {
+  std::vector<float> out(static_cast<size_t>(c), 0.0f);
+  if (bias.defined()) {
+    const Tensor bc = contiguous(bias);
+    std::copy_n(static_cast<const float*>(bc.data()), c, out.begin());
+  }
+  return out;
+}
+
+VecEpilogue vec_epilogue(const Epilogue& epilogue) {
+  VecEpilogue v{};
+  vec_epilogue_of(epilogue, v.mode, v.add);
+  const size_t act = v.add ? 1 : 0;
+  v.lo = epilogue.size() > act ? epilogue[act].a : 0.0f;
+  v.hi = epilogue.size() > act ? epilogue[act].b : 0.0f;
+  return v;
+}
+
 bool grouped_takes(const Tensor& input, int64_t c, const Tensor& residual, const Epilogue& epilogue, const ConvParams& p) {
   if (!dense_channels_last(input) || input.sizes()[1] != c) return false;
   if (!has_residual(epilogue)) return true;
@@ -110,11 +128,7 @@ GroupedConv::GroupedConv(const Tensor& weight, const Tensor& bias, const ConvArg
     for (int64_t t = 0; t < 9; ++t)
       for (int64_t k = 0; k < g; ++k)
         for (int64_t l = 0; l < L; ++l) w_[((cb * 9 + t) * g + k) * L + l] = w[((cb * L + l) * g + k) * 9 + t];
-  bias_.assign(static_cast<size_t>(c_), 0.0f);
-  if (bias.defined()) {
-    const Tensor bc = contiguous(bias);
-    std::copy_n(static_cast<const float*>(bc.data()), c_, bias_.begin());
-  }
+  bias_ = bias_floats(bias, c_);
 }
 
 bool GroupedConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
@@ -123,19 +137,16 @@ bool GroupedConv::takes(const Tensor& input, const Tensor& residual, const ConvP
 
 void GroupedConv::run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const {
 #ifdef JITCTL_TARGET_AVX512
-  Mode m;
-  bool add;
-  vec_epilogue_of(epilogue_, m, add);
+  const VecEpilogue e = vec_epilogue(epilogue_);
+  const Mode m = e.mode;
   Job j{};
   j.x = static_cast<const float*>(input.data());
-  j.res = add ? static_cast<const float*>(residual.data()) : nullptr;
+  j.res = e.add ? static_cast<const float*>(residual.data()) : nullptr;
   j.y = static_cast<float*>(out.mutable_data());
   j.w = w_.data();
   j.bias = bias_.data();
   j.c = c_, j.h = p.h, j.w_in = p.w, j.oh = p.oh, j.ow = p.ow;
-  const size_t act = add ? 1 : 0;
-  j.lo = epilogue_.size() > act ? epilogue_[act].a : 0.0f;
-  j.hi = epilogue_.size() > act ? epilogue_[act].b : 0.0f;
+  j.lo = e.lo, j.hi = e.hi;
   const int64_t items = p.n * p.oh * (c_ / lanes_);
   const double item_flops = 2.0 * static_cast<double>(p.ow * lanes_ * per_group_ * 9);
   const auto grain = static_cast<int64_t>(std::max(1.0, kMinFlopsPerThread / item_flops));

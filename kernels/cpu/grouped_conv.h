@@ -16,6 +16,7 @@
 
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/epilogue.h"
+#include "kernels/cpu/vector_activation.h"
 #include "lib/core/tensor.h"
 
 namespace jitctl::cpu {
@@ -27,6 +28,15 @@ bool grouped_3x3_args_ok(const ConvArgs& args, const Epilogue& epilogue);
 // Whether a call suits them: a dense channels-last 4-D input of c channels and, when the epilogue
 // adds one, a dense channels-last residual shaped as the output.
 bool grouped_takes(const Tensor& input, int64_t c, const Tensor& residual, const Epilogue& epilogue, const ConvParams& p);
+// The bias as c floats (zeros for an undefined one).
+std::vector<float> bias_floats(const Tensor& bias, int64_t c);
+// The epilogue's in-register form (vec_epilogue_of), with its clamp's bounds.
+struct VecEpilogue {
+  VecActivation mode;
+  bool add;
+  float lo, hi;
+};
+VecEpilogue vec_epilogue(const Epilogue& epilogue);
 
 class GroupedConv {
  public:

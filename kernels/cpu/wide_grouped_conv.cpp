@@ -83,11 +83,7 @@ WideGroupedConv::WideGroupedConv(const Tensor& weight, const Tensor& bias, const
     for (int64_t t = 0; t < 9; ++t)
       for (int64_t k = 0; k < per; ++k)
         for (int64_t o = 0; o < per; ++o) packed[((g * 9 + t) * per + k) * per + o] = w[((g * per + o) * per + k) * 9 + t];
-  bias_.assign(static_cast<size_t>(c_), 0.0f);
-  if (bias.defined()) {
-    const Tensor bc = contiguous(bias);
-    std::copy_n(static_cast<const float*>(bc.data()), c_, bias_.begin());
-  }
+  bias_ = bias_floats(bias, c_);
 }
 
 bool WideGroupedConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
@@ -96,20 +92,17 @@ bool WideGroupedConv::takes(const Tensor& input, const Tensor& residual, const C
 
 void WideGroupedConv::run(const Tensor& input, const Tensor& residual, const ConvParams& p, Tensor& out) const {
 #ifdef JITCTL_TARGET_AVX512
-  Mode m;
-  bool add;
-  vec_epilogue_of(epilogue_, m, add);
+  const VecEpilogue e = vec_epilogue(epilogue_);
+  const Mode m = e.mode;
   Job j{};
   j.x = static_cast<const float*>(input.data());
-  j.res = add ? static_cast<const float*>(residual.data()) : nullptr;
+  j.res = e.add ? static_cast<const float*>(residual.data()) : nullptr;
   j.y = static_cast<float*>(out.mutable_data());
   j.w = static_cast<const float*>(w_.data());
   j.bias = bias_.data();
   j.zeros = kZeros;
   j.c = c_, j.per = per_group_, j.h = p.h, j.w_in = p.w, j.oh = p.oh, j.ow = p.ow;
-  const size_t act = add ? 1 : 0;
-  j.lo = epilogue_.size() > act ? epilogue_[act].a : 0.0f;
-  j.hi = epilogue_.size() > act ? epilogue_[act].b : 0.0f;
+  j.lo = e.lo, j.hi = e.hi;
   const int64_t items = p.n * p.oh * (c_ / per_group_);
   const double item_flops = 2.0 * static_cast<double>(p.ow * per_group_ * per_group_ * 9);
   const auto grain = static_cast<int64_t>(std::max(1.0, kMinFlopsPerThread / item_flops));
