@@ -115,6 +115,8 @@ std::vector<Case> cases() {
   layer("pw_regnet_160_14", 160, 14, 160, 1, 1, false);
   layer("pw_regnet_160_14_res", 160, 14, 160, 1, 1, true);
   layer("pw_regnet_64_28", 64, 28, 64, 1, 1, false);
+  layer("pw_regnety_320_14_res", 320, 14, 320, 1, 1, true);
+  layer("pw_regnety_784_7_res", 784, 7, 784, 1, 1, true);
   layer("pw_regnet_32_112", 32, 112, 32, 1, 1, false);
   layer("pw_resnext_1024_14_512", 1024, 14, 512, 1, 1, false);
   layer("pw_mbv2_96_14_576", 96, 14, 576, 1, 1, false);
