@@ -755,9 +755,41 @@ Reader reader_kind(const Node* u) {
   return it->second;
 }
 
+bool is_flatten_or_reshape(std::string_view k) { return k == "aten::flatten" || k == "aten::reshape"; }
+
+// An op that writes its first input (aten::relu_, aten::add_, ...; not a dunder like __getitem__).
+bool in_place(std::string_view k) { return k.size() > 2 && k.back() == '_' && k[k.size() - 2] != '_'; }
+
+// Over the readers of v and, through the ops that pass the layout on, of their outputs: whether
+// a flatten or reshape and whether an in-place op is among them.
+void scan_aliases(const Value* v, bool& reshapes, bool& mutates, int depth) {
+  if (depth > 64) {
+    reshapes = mutates = true;
+    return;
+  }
+  for (const Use& use : v->uses()) {
+    const std::string_view k = use.user->kind().qual_string();
+    reshapes = reshapes || is_flatten_or_reshape(k);
+    mutates = mutates || in_place(k);
+    if (reader_kind(use.user) == Reader::PassesOn)
+      for (const Value* out : use.user->outputs()) scan_aliases(out, reshapes, mutates, depth + 1);
+  }
+}
+
 bool channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& memo, int depth = 0) {
   if (auto it = memo.find(v); it != memo.end()) return it->second;
   if (depth > 64) return false;
+  // flatten and reshape are views of a contiguous tensor but may copy a channels-last one; an
+  // in-place op on one side would then no longer reach the other (x.flatten(1), then x.relu_():
+  // PyTorch's flattened values have the ReLU). Such a value stays contiguous.
+  if (depth == 0) {
+    bool reshapes = false, mutates = false;
+    scan_aliases(v, reshapes, mutates, 0);
+    if (reshapes && mutates) {
+      memo[v] = false;
+      return false;
+    }
+  }
   memo[v] = false;  // while deciding (a cycle through loop-carried values is not taken)
   bool ok = true;
   for (const Use& use : v->uses()) {

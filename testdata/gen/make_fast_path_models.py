@@ -434,8 +434,11 @@ class FlattenHeads(nn.Module):
     """Convolutions whose outputs reach a linear through flatten or reshape (lib/runtime/prepare.cpp's
     layout readers): AlexNet's head (max pool, adaptive pool to 3x3, flatten: a copy from
     channels-last), a reshape that is a view of channels-last strides read by mean, and flatten(2)
-    then transpose (a reader that keeps the convolution contiguous). 13x13 images of 32 channels:
-    WinogradConv's sizes. Saved frozen and, with the head's dropout (freezing removes it), as traced."""
+    then transpose (a reader that keeps the convolution contiguous), and a flatten followed by an
+    in-place ReLU on the convolution's output, which PyTorch's flattened view sees (the layout
+    must stay contiguous there: a flatten of channels-last values copies). 13x13 images of 32
+    channels: WinogradConv's sizes. Saved frozen and, with the head's dropout (freezing removes
+    it), as traced."""
 
     def __init__(self):
         super().__init__()
@@ -443,13 +446,17 @@ class FlattenHeads(nn.Module):
         self.c3, self.c4 = nn.Conv2d(32, 24, 1), nn.Conv2d(32, 16, 3, padding=1)
         self.fc, self.fc2, self.fc3 = nn.Linear(32 * 3 * 3, 10), nn.Linear(24, 5), nn.Linear(16, 7)
         self.drop = nn.Dropout(0.5)
+        self.c5, self.fc4 = nn.Conv2d(32, 8, 3, padding=1), nn.Linear(8 * 13 * 13, 3)
 
     def forward(self, x):
         y = F.relu(self.c2(F.relu(self.c1(x))))
         a = self.fc(torch.flatten(self.drop(F.adaptive_avg_pool2d(F.max_pool2d(y, 3, 2), 3)), 1))
         b = self.fc2(self.c3(y).reshape(y.shape[0], 24, -1).mean(2))
         c = self.fc3(self.c4(y).flatten(2).transpose(1, 2)).sum(1)
-        return a, b, c
+        d = self.c5(y)
+        e = d.flatten(1)
+        d.relu_()
+        return a, b, c, self.fc4(e)
 
 
 def flatten_heads():
