@@ -92,7 +92,8 @@ class PackedConv {
   std::unique_ptr<const PointwiseConv> pointwise_;
   // Grouped 3x3 layers of 4 or 8 channels a group run on GroupedConv (AVX-512, AVX2).
   std::unique_ptr<const GroupedConv> grouped_;
-  // Grouped 3x3 layers of 16 to 256 channels a group (a multiple of 8) run on WideGroupedConv.
+  // Grouped 3x3 layers of 24 to 248 channels a group (a multiple of 8, not of 16) run on
+  // WideGroupedConv (AVX-512).
   std::unique_ptr<const WideGroupedConv> wide_grouped_;
   // On AVX2, layers with few output pixels run as one GEMM on Im2colConv.
   std::unique_ptr<const Im2colConv> im2col_;
