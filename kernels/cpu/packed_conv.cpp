@@ -190,8 +190,15 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     silu_after_ = true;
   }
   if (DepthwiseConv::suits(weight_, args_, epilogue_)) depthwise_ = std::make_unique<const DepthwiseConv>(weight_, bias_, epilogue_);
-  if (own_pointwise_enabled() && PointwiseConv::suits(weight_, args_, epilogue_))
+  // 1x1 layers of stride 2 and more (the downsampling shortcuts of ResNet, ResNeXt and RegNet)
+  // too, on the pixels they read gathered dense first: oneDNN ran ResNeXt-50's 512 -> 1024 of
+  // stride 2 at 72-85 GFLOP/s, PointwiseConv a stride-1 layer of its output's size at 105-115.
+  ConvArgs unit_stride = args_;
+  std::fill(unit_stride.stride.begin(), unit_stride.stride.end(), int64_t{1});
+  if (own_pointwise_enabled() && PointwiseConv::suits(weight_, unit_stride, epilogue_)) {
     pointwise_ = std::make_unique<const PointwiseConv>(weight_, bias_, epilogue_);
+    pointwise_strided_ = unit_stride.stride != args_.stride;
+  }
   if (own_grouped_enabled() && GroupedConv::suits(weight_, args_, epilogue_))
     grouped_ = std::make_unique<const GroupedConv>(weight_, bias_, args_, epilogue_);
   else if (own_grouped_enabled() && WideGroupedConv::suits(weight_, args_, epilogue_))
@@ -355,6 +362,22 @@ Tensor PackedConv::run_tiny_pointwise(const Tensor& input, const Tensor& residua
 // matrix-vector product per image: the weights [OC, IC, 1, 1] read as stored, the bias and the
 // whole epilogue applied to the row. oneDNN's primitive costs 10-15 us of setup for this
 // (EfficientNet-B0 runs 32 of them a call); the pass over the weights costs 1-5.
+// The input pixels a strided 1x1 layer reads, dense channels-last [N, C, OH, OW].
+Tensor PackedConv::pixels_read(const Tensor& input, const ConvParams& p) {
+  const std::vector<int64_t> sizes{p.n, p.c, p.oh, p.ow};
+  Tensor out = new_output_strided(DType::Float32, sizes, channels_last_strides(sizes));
+  const int64_t ld = channels_last_pixel_stride(input);
+  const auto* x = static_cast<const float*>(input.data());
+  auto* y = static_cast<float*>(out.mutable_data());
+  parallel_for(0, p.n * p.oh, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, p.ow * p.c)), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t n = r / p.oh, oy = r % p.oh;
+      copy_channel_rows(x + ((n * p.h + oy * p.sh) * p.w) * ld, ld * p.sw, y + r * p.ow * p.c, p.c, p.c, p.ow);
+    }
+  });
+  return out;
+}
+
 Tensor PackedConv::run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const {
   Tensor out = channels_last_out ? new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes))
                                  : new_output(DType::Float32, p.out_sizes);
@@ -458,6 +481,12 @@ bool PackedConv::runs_winograd(const Tensor& input, const Tensor& residual) cons
   return winograd_suits(p) && primitive_for(p)->blocked;
 }
 
+bool PackedConv::runs_pointwise(const Tensor& input, const Tensor& residual) const {
+  if (!pointwise_) return false;
+  const ConvParams p = conv_params(input, weight_, bias_, args_, "convolution");
+  return p.spatial_dims == 2 && pointwise_->takes(input, residual, p.oh, p.ow);
+}
+
 Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool channels_last_out) const {
   const ConvParams p = conv_params(input_arg, weight_, bias_, args_, "convolution");
   const bool two_d = p.spatial_dims == 2;
@@ -468,7 +497,7 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
   // would be built on every call, and the own kernels read dense rows).
   Tensor input = input_arg;
   if (const int64_t ld = two_d ? channels_last_pixel_stride(input_arg) : 0;
-      ld > p.c && !(pointwise_ && channels_last_out && pointwise_->takes(input_arg, residual))) {
+      ld > p.c && !(pointwise_ && channels_last_out && pointwise_->takes(input_arg, residual, p.oh, p.ow))) {
     input = new_output_strided(DType::Float32, input_arg.sizes(), channels_last_strides(input_arg.sizes()));
     copy_channel_rows(static_cast<const float*>(input_arg.data()), ld, static_cast<float*>(input.mutable_data()), p.c, p.c, p.n * p.h * p.w);
   }
@@ -486,9 +515,9 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
   if (two_d && p.kh == 1 && p.kw == 1 && p.sh == 1 && p.sw == 1 && p.ph == 0 && p.pw == 0 && p.ph_after == 0 && p.pw_after == 0 &&
       p.groups == 1 && flops < kTinyPointwiseFlops && p.h * p.w >= kTinyPointwiseMinPixels && input.is_contiguous())
     return run_tiny_pointwise(input, residual, p, channels_last_out);
-  if (pointwise_ && two_d && channels_last_out && pointwise_->takes(input, residual)) {
+  if (pointwise_ && two_d && channels_last_out && pointwise_->takes(input, residual, p.oh, p.ow)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
-    pointwise_->run(input, residual, out);
+    pointwise_->run(pointwise_strided_ ? pixels_read(input, p) : input, residual, out);
     return out;
   }
   if (grouped_ && two_d && channels_last_out && grouped_->takes(input, residual, p)) {

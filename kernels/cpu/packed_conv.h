@@ -54,6 +54,9 @@ class PackedConv {
   // than a direct one. For tests that must know which path they checked.
   bool runs_winograd(const Tensor& input, const Tensor& residual) const;
 
+  // Whether `input` (with `residual`) runs on PointwiseConv, strided layers included. For tests.
+  bool runs_pointwise(const Tensor& input, const Tensor& residual) const;
+
   const Tensor& weight() const { return weight_; }
   const ConvArgs& args() const { return args_; }
 
@@ -73,6 +76,7 @@ class PackedConv {
  private:
   struct Primitive;
   std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;
+  static Tensor pixels_read(const Tensor& input, const ConvParams& p);
   Tensor run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_tiny_pointwise(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_blocked(const Tensor& input, const Tensor& residual, const ConvParams& p, const Primitive& plan, bool channels_last_out) const;
@@ -88,8 +92,10 @@ class PackedConv {
   bool silu_after_ = false;
   // Depthwise 3x3 stride-1 layers on channels-last activations run on DepthwiseConv, not oneDNN.
   std::unique_ptr<const DepthwiseConv> depthwise_;
-  // 1x1 stride-1 layers on channels-last activations run on PointwiseConv (AVX-512).
+  // 1x1 layers on channels-last activations run on PointwiseConv (AVX-512); those of a stride
+  // over 1 (pointwise_strided_) on the pixels they read, gathered first (pixels_read).
   std::unique_ptr<const PointwiseConv> pointwise_;
+  bool pointwise_strided_ = false;
   // Grouped 3x3 layers of 4 or 8 channels a group run on GroupedConv (AVX-512, AVX2).
   std::unique_ptr<const GroupedConv> grouped_;
   // Grouped 3x3 layers of 24 to 248 channels a group (a multiple of 8, not of 16) run on

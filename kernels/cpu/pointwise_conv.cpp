@@ -222,12 +222,16 @@ PointwiseConv::PointwiseConv(const Tensor& weight, const Tensor& bias, Epilogue 
 }
 
 bool PointwiseConv::takes(const Tensor& input, const Tensor& residual) const {
+  return input.dim() == 4 && takes(input, residual, input.sizes()[2], input.sizes()[3]);
+}
+
+bool PointwiseConv::takes(const Tensor& input, const Tensor& residual, int64_t oh, int64_t ow) const {
   auto dense_cl = [](const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); };
   // The input may be a channel slice of a wider channels-last tensor (its pixels further apart).
   if (input.dim() != 4 || input.dtype() != DType::Float32 || channels_last_pixel_stride(input) == 0 || input.sizes()[1] != c_) return false;
   if (!has_residual(epilogue_)) return true;
   const auto& s = input.sizes();
-  return residual.defined() && dense_cl(residual) && residual.sizes() == std::vector<int64_t>{s[0], oc_, s[2], s[3]};
+  return residual.defined() && dense_cl(residual) && residual.sizes() == std::vector<int64_t>{s[0], oc_, oh, ow};
 }
 
 void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out) const {

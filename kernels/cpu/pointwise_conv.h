@@ -35,6 +35,9 @@ class PointwiseConv {
   // Whether run() takes this call: a dense channels-last 4-D input of the weight's channel count
   // and, when the epilogue adds one, a dense channels-last residual shaped as the output.
   bool takes(const Tensor& input, const Tensor& residual) const;
+  // The same for a strided layer (PackedConv) whose output, and so residual, is oh x ow; run() then
+  // gets the pixels it reads.
+  bool takes(const Tensor& input, const Tensor& residual, int64_t oh, int64_t ow) const;
 
   // out: dense channels-last [N, OC, H, W], not aliasing input or residual.
   void run(const Tensor& input, const Tensor& residual, Tensor& out) const;

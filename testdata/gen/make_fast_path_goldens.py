@@ -473,6 +473,25 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=wgg) if any(p[0] == "add" for p in post) else None
             name = f"gw{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
+    # 1x1 layers of stride 2 and 3 for PointwiseConv on the pixels they read (channels-last,
+    # AVX-512): odd sizes (the last row and column read), a batch of two with the residual of a
+    # downsampling shortcut, more outputs than pixels, no bias, a NaN kept by the activation on a
+    # pixel read (one it skips is at (0, 9, 1, 1)), and strides 1 down and 2 across.
+    psg = torch.Generator().manual_seed(16)  # its own stream
+    strided = [((1, 32, 11, 13), 48, 2, True, None), ((2, 40, 9, 8), 72, 2, True, None), ((1, 64, 7, 7), 256, 2, False, None),
+               ((1, 24, 10, 11), 40, 3, True, (0, 5, 3, 6)), ((1, 24, 9, 10), 32, (1, 2), True, None)]
+    for si, (xs, oc, stride, with_bias, nan_at) in enumerate(strided):
+        for post in [[]] + chains[:2] if si == 0 else chains[1:2] if nan_at is None else chains[2:3]:
+            x, w = torch.randn(*xs, generator=psg), torch.randn(oc, xs[1], 1, 1, generator=psg) / math.sqrt(xs[1])
+            b = torch.randn(oc, generator=psg) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+                x[0, 9, 1, 1] = float("nan")
+            base = F.conv2d(x, w, b, stride)
+            res = torch.randn(*base.shape, generator=psg) if any(p[0] == "add" for p in post) else None
+            name = f"pws{si}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, list(stride) if isinstance(stride, tuple) else [stride, stride], [0, 0], [1, 1], 1, res),
+                       tuple(post), apply(base, post, res))
     return c
 
 

@@ -98,16 +98,17 @@ std::vector<Case> cases() {
   packed("packed_3x3_40_56_29", 40, 29, 56, false);
   // 1x1 and grouped 3x3 layers on channels-last activations: RegNetX-400MF's last stage (7x7, 400
   // channels, 16 a group) and its 14x14 one, ResNeXt-50's 4 and 16 channels a group.
-  auto layer = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, int64_t k, int64_t g, bool residual_relu) {
+  auto layer = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, int64_t k, int64_t g, bool residual_relu, int64_t s = 1) {
     cpu::ConvArgs a;
-    a.stride = {1, 1};
+    a.stride = {s, s};
     a.padding = {k / 2, k / 2};
     a.dilation = {1, 1};
     a.groups = g;
     cpu::Epilogue e{{cpu::PostOp::Kind::Relu}};
     if (residual_relu) e = {{cpu::PostOp::Kind::Add}, {cpu::PostOp::Kind::Relu}};
     auto conv = std::make_shared<cpu::PackedConv>(randn({co, ci / g, k, k}), randn({co}), a, e);
-    const Tensor x = randn_channels_last(1, ci, hw, hw), res = residual_relu ? randn_channels_last(1, co, hw, hw) : Tensor();
+    const int64_t ohw = (hw + 2 * (k / 2) - k) / s + 1;
+    const Tensor x = randn_channels_last(1, ci, hw, hw), res = residual_relu ? randn_channels_last(1, co, ohw, ohw) : Tensor();
     c.push_back({name, "", {}, [conv, x, res] { conv->run(x, res, true); }});
   };
   layer("pw_regnet_400_7", 400, 7, 400, 1, 1, false);
@@ -119,6 +120,12 @@ std::vector<Case> cases() {
   layer("pw_regnety_784_7_res", 784, 7, 784, 1, 1, true);
   layer("pw_regnet_32_112", 32, 112, 32, 1, 1, false);
   layer("pw_resnext_1024_14_512", 1024, 14, 512, 1, 1, false);
+  // Downsampling shortcuts, 1x1 of stride 2 (PointwiseConv on the pixels read; JITCTL_POINTWISE=0: oneDNN).
+  layer("pws_resnet_256_56_512", 256, 56, 512, 1, 1, false, 2);
+  layer("pws_resnext_512_28_1024", 512, 28, 1024, 1, 1, false, 2);
+  layer("pws_resnext_1024_14_2048", 1024, 14, 2048, 1, 1, false, 2);
+  layer("pws_regnety_320_14_784", 320, 14, 784, 1, 1, false, 2);
+  layer("pws_regnety_64_56_144", 64, 56, 144, 1, 1, false, 2);
   layer("pw_mbv2_96_14_576", 96, 14, 576, 1, 1, false);
   layer("pw_mnas_192_7_1152", 192, 7, 1152, 1, 1, false);
   layer("pw_mnas_1152_7_192_res", 1152, 7, 192, 1, 1, true);

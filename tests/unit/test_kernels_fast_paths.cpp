@@ -288,10 +288,8 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       // PointwiseConv and GroupedConv, on channels-last input, are held to the NaN ("nan" cases).
       const bool nan_case = name.find("nan") != std::string::npos;
       cpu::PackedConv conv(in[1].to_tensor(), tensor_or_none(in[2]), a, e);
-      const bool pointwise = pointwise_allowed() && cpu::PointwiseConv::suits(in[1].to_tensor(), a, e) &&
-                             cpu::PointwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e)
-                                 .takes(channels_last_copy(x), res.defined() ? channels_last_copy(res) : res);
       const Tensor x_cl = channels_last_copy(x), res_cl = res.defined() ? channels_last_copy(res) : res;
+      const bool pointwise = pointwise_allowed() && conv.runs_pointwise(x_cl, res_cl);
       const bool grouped = grouped_allowed() && cpu::GroupedConv::suits(in[1].to_tensor(), a, e) &&
                            cpu::GroupedConv(in[1].to_tensor(), tensor_or_none(in[2]), a, e)
                                .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d"));
@@ -308,7 +306,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         CHECK(grouped);
         ++grouped_cases;
       }
-      // The "pw" cases exist for PointwiseConv (AVX-512 only): they must reach it.
+      // The "pw" cases (and "pws", strided) exist for PointwiseConv (AVX-512 only): they must reach it.
       if (name.rfind("pw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) {
         CHECK(pointwise);
         ++pointwise_cases;
@@ -329,7 +327,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       // PointwiseConv reads it in place, the other paths make its rows dense first.
       const Tensor slice = channels_last_slice_copy(x);
       REQUIRE(cpu::channels_last_pixel_stride(slice) == x.sizes()[1] + 5);
-      if (pointwise) CHECK(cpu::PointwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(slice, res_cl));
+      if (pointwise) CHECK(conv.runs_pointwise(slice, res_cl));
       check_close(conv.run(slice, res.defined() ? channels_last_copy(res) : res, true), want, name + " (channel slice)");
       // The residual above was a temporary (its bytes may become the output); one held elsewhere
       // too is copied, and left as it was.
