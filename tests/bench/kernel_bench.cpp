@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/expand_depthwise.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
 #include "kernels/registry.h"
@@ -155,6 +156,20 @@ std::vector<Case> cases() {
   };
   stem("packed_stem_3x3s2_32_224", 32, 224);
   stem("packed_stem_3x3s2_24_224", 24, 224);
+  // An expansion and its depthwise 3x3 run band by band (expand_depthwise.h): MobileNetV2's two
+  // 56x56 pairs, ReLU6 after each layer.
+  auto expand_dw = [&](const std::string& name, int64_t ci, int64_t hw, int64_t e, int64_t s) {
+    cpu::ConvArgs one, dw;
+    one.stride = {1, 1}, one.padding = {0, 0}, one.dilation = {1, 1};
+    dw.stride = {s, s}, dw.padding = {1, 1}, dw.dilation = {1, 1}, dw.groups = e;
+    const cpu::Epilogue relu6{{cpu::PostOp::Kind::Clamp, 0.f, 6.f}};
+    auto expand = std::make_shared<cpu::PackedConv>(randn({e, ci, 1, 1}), randn({e}), one, relu6);
+    auto depthwise = std::make_shared<cpu::PackedConv>(randn({e, 1, 3, 3}), randn({e}), dw, relu6);
+    const Tensor x = randn_channels_last(1, ci, hw, hw);
+    c.push_back({name, "", {}, [expand, depthwise, x] { cpu::expand_depthwise(*expand, *depthwise, x); }});
+  };
+  expand_dw("expand_dw_mbv2_24_56_144", 24, 56, 144, 1);
+  expand_dw("expand_dw_mbv2_16_112_96_s2", 16, 112, 96, 2);
   // Linears with their weights packed once, as a frozen model's run: ViT-B/16's four (197 tokens).
   auto packed_linear = [&](const std::string& name, int64_t rows, int64_t k, int64_t n) {
     auto lin = std::make_shared<cpu::PackedLinear>(randn({n, k}), randn({n}), cpu::Epilogue{});

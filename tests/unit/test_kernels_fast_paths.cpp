@@ -509,13 +509,15 @@ Tensor filled(const std::vector<int64_t>& sizes, const std::vector<int64_t>& str
 TEST_CASE("fast paths: an expansion and its depthwise layer run band by band, as the two layers run apart") {
   // PyTorch's values for such pairs: testdata/models_fast/expand_blocks_frozen (the run goldens).
   // This checks that the band path is the one that ran there (AVX2 and AVX-512), and that its bands
-  // (two images, a short last band, rows of zeros above and below) give the layers' own results.
+  // (two images, or one on two threads with as many bands each, bands of unequal rows, rows of
+  // zeros above and below) give the layers' own results.
   cpu::ConvArgs one;
   one.stride = {1, 1};
   one.padding = {0, 0};
   one.dilation = {1, 1};
-  for (const auto& [k, s, threads] : std::vector<std::tuple<int64_t, int64_t, int>>{{3, 2, 1}, {3, 1, 2}, {5, 2, 2}, {5, 1, 1}}) {
-    INFO("kernel " << k << ", stride " << s << ", threads " << threads);
+  for (const auto& [k, s, threads, batch] :
+       std::vector<std::tuple<int64_t, int64_t, int, int64_t>>{{3, 2, 1, 2}, {3, 1, 2, 2}, {5, 2, 2, 2}, {5, 1, 1, 2}, {3, 1, 2, 1}, {3, 2, 2, 1}}) {
+    INFO("kernel " << k << ", stride " << s << ", threads " << threads << ", batch " << batch);
     cpu::ConvArgs dw;
     dw.stride = {s, s};
     dw.padding = {k / 2, k / 2};
@@ -523,7 +525,7 @@ TEST_CASE("fast paths: an expansion and its depthwise layer run band by band, as
     dw.groups = 96;
     const cpu::PackedConv expand(filled({96, 8, 1, 1}, {8, 1, 1, 1}, 1), filled({96}, {1}, 2), one, {{cpu::PostOp::Kind::Clamp, 0.f, 6.f}});
     const cpu::PackedConv depthwise(filled({96, 1, k, k}, {k * k, k * k, k, 1}, 3), filled({96}, {1}, 4), dw, {{cpu::PostOp::Kind::Hardswish}});
-    const std::vector<int64_t> sizes{2, 8, 57, 61};
+    const std::vector<int64_t> sizes{batch, 8, 57, 61};
     const Tensor x = filled(sizes, cpu::channels_last_strides(sizes), 5);
     const int before = omp_get_max_threads();
     omp_set_num_threads(threads);
