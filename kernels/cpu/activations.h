@@ -24,4 +24,9 @@ void softmax_f32(float* x, int64_t n);
 // scalar formula). x and y may be the same array.
 float exp_shifted_f32(const float* x, float* y, int64_t n, float shift);
 
+// aten::softmax over `rows` contiguous rows of n: y = exp(x - max) / sum per row, vectorized. A
+// row with a NaN, a +inf, or only -inf becomes NaN, as ATen's formula gives. x and y may be the
+// same array.
+void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n);
+
 }  // namespace jitctl::cpu

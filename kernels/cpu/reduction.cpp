@@ -347,6 +347,14 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, const IValue& dtype, bool l
   const Reduce p = plan_reduce(x, {d}, true);
   Tensor out = Tensor::empty(x.dtype(), self.sizes());
   if (out.numel() == 0) return out;
+  if (x.dtype() == DType::Float32 && p.inner == 1 && !log) {
+    const float* src = data_of<float>(p.x);
+    float* dst = mutable_data_of<float>(out);
+    const int64_t R = p.R;
+    parallel_for(0, p.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, R)),
+                 [&](int64_t b, int64_t e) { softmax_rows_f32(src + b * R, dst + b * R, e - b, R); });
+    return out;
+  }
   dispatch_dtype(x.dtype(), "softmax", [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kIsFloat<T>) {

@@ -1,6 +1,7 @@
 #pragma once
 // SiLU on one vector register (AVX-512: 16 floats, AVX2: 8): activations.cpp's pass over a
-// buffer, and PointwiseConv's epilogue in registers before its store.
+// buffer, and PointwiseConv's epilogue in registers before its store. Also the exp of nonpositive
+// values on 16 lanes that activations.cpp's softmax uses.
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
@@ -57,6 +58,19 @@ JITCTL_TARGET_AVX2 JITCTL_ALWAYS_INLINE __m256 silu8(__m256 v) {
   __m256 e = _mm256_mul_ps(y, _mm256_castsi256_ps(bits));
   e = _mm256_blendv_ps(e, _mm256_set1_ps(std::numeric_limits<float>::infinity()), _mm256_cmp_ps(t, _mm256_set1_ps(kSiluHi), _CMP_GT_OQ));
   return _mm256_div_ps(v, _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+// exp(t) for t <= 0 on 16 lanes: vexp's reduction and polynomial (silu16's), t clamped
+// at -88 so exp(-inf) is 0, 2^n applied by scalef (values under the smallest normal float come
+// out subnormal rather than 0).
+JITCTL_TARGET_AVX512 JITCTL_ALWAYS_INLINE __m512 exp16_nonpositive(__m512 t) {
+  const __m512 tc = _mm512_max_ps(t, _mm512_set1_ps(-88.0f));
+  const __m512 nf = _mm512_roundscale_ps(_mm512_mul_ps(tc, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(0.693359375f), tc);
+  r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(-2.12194440e-4f), r);
+  const __m512 p = JITCTL_SILU_POLY(_mm512_set1_ps, _mm512_fmadd_ps, _mm512_mul_ps, _mm512_add_ps, r);
+  const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  return _mm512_scalef_ps(y, nf);
 }
 
 #undef JITCTL_SILU_POLY

@@ -253,6 +253,25 @@ def softmax_cases():
     return {"rows": (x, want)}
 
 
+def softmax_op_cases():
+    """aten::softmax over the last dim (the vectorized rows, AVX-512's masked last vector): rows of
+    one vector exactly, of 49 (Swin's windows) and 197 (ViT's tokens), in place of a wide spread
+    (entries 100 below the maximum), with -inf entries, a row of -inf only, a NaN, and a +inf."""
+    g = torch.Generator().manual_seed(17)  # its own stream
+    c = {}
+    for n in (16, 49, 197):
+        x = torch.randn(6, n, generator=g) * 4
+        x[1, ::3] = float("-inf")
+        x[2, :] = float("-inf")
+        x[3, n // 2] = float("nan")
+        x[4, n - 1] = float("inf")
+        x[5, 0] = 100.0
+        case(c, f"softmax_rows_{n}", "aten::softmax.int", [x, -1, None], torch.softmax(x, -1))
+    x = torch.randn(2, 3, 7, 49, generator=g) * 3
+    case(c, "softmax_windows_2x3x7x49", "aten::softmax.int", [x, -1, None], torch.softmax(x, -1))
+    return c
+
+
 POST = {
     "relu": lambda t, a, b: F.relu(t),
     "leaky_relu": lambda t, a, b: F.leaky_relu(t, a),
@@ -503,6 +522,7 @@ def main():
     torch.save(pooling_cases(), os.path.join(OUT, "pooling_fast.pt"))
     torch.save(elementwise_cases(), os.path.join(OUT, "elementwise_fast.pt"))
     torch.save(softmax_cases(), os.path.join(OUT, "softmax_rows.pt"))
+    torch.save(softmax_op_cases(), os.path.join(OUT, "softmax_fast.pt"))
 
 
 if __name__ == "__main__":

@@ -188,6 +188,9 @@ std::vector<Case> cases() {
   c.push_back({"mm_1024", "aten::mm", {randn({1024, 1024}), randn({1024, 1024})}});
   c.push_back({"linear_tr_256x512_1536", "aten::linear", {randn({256, 512}), randn({1536, 512}), randn({1536})}});
   c.push_back({"bmm_attn_64x32x32", "aten::bmm", {randn({64, 32, 64}), randn({64, 64, 32})}});
+  // Attention scores' softmax over short rows: Swin-T's first stage (49-wide windows), ViT-B/16's 197 tokens.
+  c.push_back({"softmax_swin_64x3x49x49", "aten::softmax.int", {randn({64, 3, 49, 49}), IValue(int64_t{-1}), IValue()}});
+  c.push_back({"softmax_vit_12x197x197", "aten::softmax.int", {randn({1, 12, 197, 197}), IValue(int64_t{-1}), IValue()}});
   c.push_back({"batch_norm_64x56", "aten::batch_norm",
                {randn({1, 64, 56, 56}), randn({64}), randn({64}), randn({64}), randn({64}), IValue(false), IValue(0.1), IValue(1e-5), IValue(true)}});
   c.push_back({"max_pool_3x3s2_64x112", "aten::max_pool2d",

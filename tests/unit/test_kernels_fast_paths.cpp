@@ -163,6 +163,8 @@ TEST_CASE("fast paths: pooling of channels-last inputs, and 3-D pooling, matches
 
 TEST_CASE("fast paths: vectorized activations and channels-last elementwise ops match PyTorch") { replay("elementwise_fast"); }
 
+TEST_CASE("fast paths: softmax over short and long rows, with NaN and infinities, matches PyTorch") { replay("softmax_fast"); }
+
 TEST_CASE("fast paths: elementwise results keep a channels-last input's layout, as PyTorch's") {
   const Tensor x = channels_last_copy(Tensor::empty(DType::Float32, {2, 5, 3, 4}));
   Stack s{IValue(x)};
