@@ -180,7 +180,8 @@ JITCTL_TARGET_AVX512 void silu_avx512(const float* x, float* y, int64_t n) {
 // softmax_rows_body written out for AVX-512 with a masked last vector: the compiled loops ran
 // Swin's 49-wide rows at 1.3 ns an element, 48 of them in vectors and the 49th through the
 // scalar exp.
-JITCTL_TARGET_AVX512 void softmax_rows_masked_avx512(const float* x, float* y, int64_t rows, int64_t n) {
+// `masked`: a row of -inf only becomes zeros (softmax_f32's attention rows), not NaN.
+JITCTL_TARGET_AVX512 void softmax_rows_masked_avx512(const float* x, float* y, int64_t rows, int64_t n, bool masked) {
   const int64_t full = n / 16;
   const auto tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
   const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
@@ -202,7 +203,8 @@ JITCTL_TARGET_AVX512 void softmax_rows_masked_avx512(const float* x, float* y, i
     const float mx = _mm512_reduce_max_ps(vmax);
     // NaN, +inf, or every entry -inf: exp(x - max) is NaN somewhere, and so is every quotient.
     if (nan || !(std::fabs(mx) <= std::numeric_limits<float>::max())) {
-      for (int64_t i = 0; i < n; ++i) b[i] = std::numeric_limits<float>::quiet_NaN();
+      const float fill = masked && !nan && mx < 0 ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+      for (int64_t i = 0; i < n; ++i) b[i] = fill;
       continue;
     }
     const __m512 m = _mm512_set1_ps(mx);
@@ -245,13 +247,18 @@ void activation_f32(Activation f, const float* x, float* y, int64_t n) {
   activation(f, x, y, n);
 }
 
-void softmax_f32(float* x, int64_t n) { softmax(x, n); }
+void softmax_f32(float* x, int64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (cpu_features().isa == Isa::Avx512) return softmax_rows_masked_avx512(x, x, 1, n, true);
+#endif
+  softmax(x, n);
+}
 
 float exp_shifted_f32(const float* x, float* y, int64_t n, float shift) { return exp_shifted(x, y, n, shift); }
 
 void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (cpu_features().isa == Isa::Avx512) return softmax_rows_masked_avx512(x, y, rows, n);
+  if (cpu_features().isa == Isa::Avx512) return softmax_rows_masked_avx512(x, y, rows, n, false);
 #endif
   softmax_rows(x, y, rows, n);
 }
