@@ -144,6 +144,11 @@ std::vector<Case> cases() {
   layer("grp_rx16_912_7_g38", 912, 7, 912, 3, 38, false);
   layer("grp_resnext_1024_7_g32", 1024, 7, 1024, 3, 32, false);
   layer("grp_rx32_432_14_g9", 432, 14, 432, 3, 9, false);
+  // ResNeXt-50's 8 channels a group at stride 1, and its stride-2 layers (8, 16 and 32 a group).
+  layer("grp_resnext_256_28_g32", 256, 28, 256, 3, 32, false);
+  layer("grp_resnext_256_56_g32_s2", 256, 56, 256, 3, 32, false, 2);
+  layer("grp_resnext_512_28_g32_s2", 512, 28, 512, 3, 32, false, 2);
+  layer("grp_resnext_1024_14_g32_s2", 1024, 14, 1024, 3, 32, false, 2);
   // A network's first layer: the model's NCHW input, 3 channels, 3x3 stride 2, ReLU, channels-last out.
   auto stem = [&](const std::string& name, int64_t co, int64_t hw) {
     cpu::ConvArgs a;
