@@ -358,10 +358,6 @@ Tensor PackedConv::run_tiny_pointwise(const Tensor& input, const Tensor& residua
   return cl;
 }
 
-// A 1x1 convolution of 1x1 images (a squeeze-and-excitation block's two convolutions) is a
-// matrix-vector product per image: the weights [OC, IC, 1, 1] read as stored, the bias and the
-// whole epilogue applied to the row. oneDNN's primitive costs 10-15 us of setup for this
-// (EfficientNet-B0 runs 32 of them a call); the pass over the weights costs 1-5.
 // The input pixels a strided 1x1 layer reads, dense channels-last [N, C, OH, OW].
 Tensor PackedConv::pixels_read(const Tensor& input, const ConvParams& p) {
   const std::vector<int64_t> sizes{p.n, p.c, p.oh, p.ow};
@@ -378,6 +374,10 @@ Tensor PackedConv::pixels_read(const Tensor& input, const ConvParams& p) {
   return out;
 }
 
+// A 1x1 convolution of 1x1 images (a squeeze-and-excitation block's two convolutions) is a
+// matrix-vector product per image: the weights [OC, IC, 1, 1] read as stored, the bias and the
+// whole epilogue applied to the row. oneDNN's primitive costs 10-15 us of setup for this
+// (EfficientNet-B0 runs 32 of them a call); the pass over the weights costs 1-5.
 Tensor PackedConv::run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const {
   Tensor out = channels_last_out ? new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes))
                                  : new_output(DType::Float32, p.out_sizes);
