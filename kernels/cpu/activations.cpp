@@ -88,38 +88,6 @@ JITCTL_ALWAYS_INLINE void activation_body(Activation f, const float* x, float* y
 
 JITCTL_ISA_CLONES(void, activation, (Activation f, const float* x, float* y, int64_t n), (f, x, y, n))
 
-JITCTL_ALWAYS_INLINE void softmax_body(float* x, int64_t n) {
-  // The reductions are declared to OpenMP's simd so the compiler may reorder them into vector
-  // lanes (plain C++ float sums and maxima stay scalar without -ffast-math).
-  float mx = -std::numeric_limits<float>::infinity();
-  int nan = 0;
-#pragma omp simd reduction(max : mx) reduction(| : nan)
-  for (int64_t i = 0; i < n; ++i) {
-    mx = x[i] > mx ? x[i] : mx;
-    nan |= x[i] != x[i];
-  }
-  if (nan) {
-    for (int64_t i = 0; i < n; ++i) x[i] = std::numeric_limits<float>::quiet_NaN();
-    return;
-  }
-  if (mx == -std::numeric_limits<float>::infinity()) {
-    for (int64_t i = 0; i < n; ++i) x[i] = 0.0f;
-    return;
-  }
-  float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t i = 0; i < n; ++i) {
-    const float y = exp_nonpositive(x[i] - mx);  // 0 for x = -inf (masked out)
-    x[i] = y;
-    sum += y;
-  }
-  const float inv = 1.0f / sum;
-#pragma omp simd
-  for (int64_t i = 0; i < n; ++i) x[i] *= inv;
-}
-
-JITCTL_ISA_CLONES(void, softmax, (float* x, int64_t n), (x, n))
-
 // y[i] = exp(x[i] - shift) for i < n, and their sum; shift is the row's (finite) maximum.
 JITCTL_ALWAYS_INLINE float exp_shifted_body(const float* x, float* y, int64_t n, float shift) {
   float sum = 0.0f;
@@ -135,8 +103,11 @@ JITCTL_ALWAYS_INLINE float exp_shifted_body(const float* x, float* y, int64_t n,
 JITCTL_ISA_CLONES(float, exp_shifted, (const float* x, float* y, int64_t n, float shift), (x, y, n, shift))
 
 // One pass of calls per row: Swin's 49-wide rows took 1.9 ns an element through a maximum, a
-// shifted exp and a scaling each called per row (PyTorch 1.13: 2.1).
-JITCTL_ALWAYS_INLINE void softmax_rows_body(const float* x, float* y, int64_t rows, int64_t n) {
+// shifted exp and a scaling each called per row (PyTorch 1.13: 2.1). The reductions are declared
+// to OpenMP's simd so the compiler may reorder them into vector lanes (plain C++ float sums and
+// maxima stay scalar without -ffast-math). `masked`: a row of -inf only (every key masked out)
+// becomes zeros, as ATen's masked softmax gives, not NaN.
+JITCTL_ALWAYS_INLINE void softmax_rows_body(const float* x, float* y, int64_t rows, int64_t n, bool masked) {
   for (int64_t r = 0; r < rows; ++r) {
     const float* a = x + r * n;
     float* b = y + r * n;
@@ -149,23 +120,17 @@ JITCTL_ALWAYS_INLINE void softmax_rows_body(const float* x, float* y, int64_t ro
     }
     // NaN, +inf, or every entry -inf: exp(x - max) is NaN somewhere, and so is every quotient.
     if (nan || !(std::fabs(mx) <= std::numeric_limits<float>::max())) {
-      for (int64_t i = 0; i < n; ++i) b[i] = std::numeric_limits<float>::quiet_NaN();
+      const float fill = masked && !nan && mx < 0 ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+      for (int64_t i = 0; i < n; ++i) b[i] = fill;
       continue;
     }
-    float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < n; ++i) {
-      const float e = exp_nonpositive(a[i] - mx);
-      b[i] = e;
-      sum += e;
-    }
-    const float inv = 1.0f / sum;
+    const float inv = 1.0f / exp_shifted_body(a, b, n, mx);
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) b[i] *= inv;
   }
 }
 
-JITCTL_ISA_CLONES(void, softmax_rows, (const float* x, float* y, int64_t rows, int64_t n), (x, y, rows, n))
+JITCTL_ISA_CLONES(void, softmax_rows, (const float* x, float* y, int64_t rows, int64_t n, bool masked), (x, y, rows, n, masked))
 
 #if defined(__x86_64__) && defined(__GNUC__)
 JITCTL_TARGET_AVX512 void silu_avx512(const float* x, float* y, int64_t n) {
@@ -177,10 +142,13 @@ JITCTL_TARGET_AVX512 void silu_avx512(const float* x, float* y, int64_t n) {
   }
 }
 
+// GCC 12 reports the _mm512_undefined_ps() inside _mm512_reduce_*_ps as maybe uninitialized once
+// inlined; no undefined lane is read.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 // softmax_rows_body written out for AVX-512 with a masked last vector: the compiled loops ran
 // Swin's 49-wide rows at 1.3 ns an element, 48 of them in vectors and the 49th through the
 // scalar exp.
-// `masked`: a row of -inf only becomes zeros (softmax_f32's attention rows), not NaN.
 JITCTL_TARGET_AVX512 void softmax_rows_masked_avx512(const float* x, float* y, int64_t rows, int64_t n, bool masked) {
   const int64_t full = n / 16;
   const auto tail = static_cast<__mmask16>((1u << (n % 16)) - 1);
@@ -224,6 +192,7 @@ JITCTL_TARGET_AVX512 void softmax_rows_masked_avx512(const float* x, float* y, i
     if (tail) _mm512_mask_storeu_ps(b + full * 16, tail, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, b + full * 16), inv));
   }
 }
+#pragma GCC diagnostic pop
 
 JITCTL_TARGET_AVX2 void silu_avx2(const float* x, float* y, int64_t n) {
   int64_t i = 0;
@@ -251,7 +220,7 @@ void softmax_f32(float* x, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (cpu_features().isa == Isa::Avx512) return softmax_rows_masked_avx512(x, x, 1, n, true);
 #endif
-  softmax(x, n);
+  softmax_rows(x, x, 1, n, true);
 }
 
 float exp_shifted_f32(const float* x, float* y, int64_t n, float shift) { return exp_shifted(x, y, n, shift); }
@@ -260,7 +229,7 @@ void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (cpu_features().isa == Isa::Avx512) return softmax_rows_masked_avx512(x, y, rows, n, false);
 #endif
-  softmax_rows(x, y, rows, n);
+  softmax_rows(x, y, rows, n, false);
 }
 
 }  // namespace jitctl::cpu
