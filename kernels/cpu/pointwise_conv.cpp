@@ -221,10 +221,6 @@ PointwiseConv::PointwiseConv(const Tensor& weight, const Tensor& bias, Epilogue 
   }
 }
 
-bool PointwiseConv::takes(const Tensor& input, const Tensor& residual) const {
-  return input.dim() == 4 && takes(input, residual, input.sizes()[2], input.sizes()[3]);
-}
-
 bool PointwiseConv::takes(const Tensor& input, const Tensor& residual, int64_t oh, int64_t ow) const {
   auto dense_cl = [](const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); };
   // The input may be a channel slice of a wider channels-last tensor (its pixels further apart).

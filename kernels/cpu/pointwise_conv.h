@@ -32,11 +32,10 @@ class PointwiseConv {
   // weight and bias (or undefined) as for PackedConv; packed here once.
   PointwiseConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue);
 
-  // Whether run() takes this call: a dense channels-last 4-D input of the weight's channel count
-  // and, when the epilogue adds one, a dense channels-last residual shaped as the output.
-  bool takes(const Tensor& input, const Tensor& residual) const;
-  // The same for a strided layer (PackedConv) whose output, and so residual, is oh x ow; run() then
-  // gets the pixels it reads.
+  // Whether run() takes this call: a channels-last 4-D input of the weight's channel count (a
+  // channel slice of a wider one too) and, when the epilogue adds one, a dense channels-last
+  // residual of the output's size [N, OC, oh, ow]. oh x ow is the input's own for a stride-1
+  // layer; PackedConv passes a strided layer's, and runs it on the pixels it reads.
   bool takes(const Tensor& input, const Tensor& residual, int64_t oh, int64_t ow) const;
 
   // out: dense channels-last [N, OC, H, W], not aliasing input or residual.
