@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <cstring>
 
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/gemv.h"
@@ -92,14 +91,20 @@ Tensor PackedLinear::run(const Tensor& input_arg, const Tensor& residual) const 
     throw InvalidInput(fmt::format("mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", input_arg.dim() == 1 ? 1 : rows, ik, k_, n_));
   std::vector<int64_t> out_sizes(input_arg.sizes().begin(), input_arg.sizes().end() - 1);
   out_sizes.push_back(n_);
-  Tensor out = new_output(DType::Float32, out_sizes);
-  if (has_residual(epilogue_)) {
+  const bool add = has_residual(epilogue_);
+  if (add && (!residual.defined() || !broadcasts_to(residual.sizes(), out_sizes) || residual.dtype() != DType::Float32))
+    throw InvalidInput(fmt::format("linear: the residual added to the output must broadcast to size {}, got {}", shape_string(out_sizes),
+                                   residual.defined() ? shape_string(residual.sizes()) : "None"));
+  // A residual nobody else can see (moved here at its last use: a transformer block's x in
+  // x + fc2(...)) becomes the output, and the product adds into its bytes. Copying it first was a
+  // pass over the activations on one thread, whose lines the other thread then had to take over.
+  const bool in_place = add && residual.sole_owner() && residual.sizes() == out_sizes && residual.is_contiguous() &&
+                        residual.storage_offset() == 0 && residual.data() != input_arg.data();
+  Tensor out = in_place ? residual : new_output(DType::Float32, out_sizes);
+  if (add && !in_place) {
     // A residual that broadcasts to the output (a bias-like [N] term, say) is expanded in the copy.
-    if (!residual.defined() || !broadcasts_to(residual.sizes(), out_sizes) || residual.dtype() != DType::Float32)
-      throw InvalidInput(fmt::format("linear: the residual added to the output must broadcast to size {}, got {}", shape_string(out_sizes),
-                                     residual.defined() ? shape_string(residual.sizes()) : "None"));
     if (residual.sizes() == out_sizes && residual.is_contiguous())
-      std::memcpy(out.mutable_data(), residual.data(), out.nbytes());
+      copy_bytes_parallel(out.mutable_data(), residual.data(), out.nbytes());
     else
       copy_strided(expand_to(residual, out_sizes), out);
   }

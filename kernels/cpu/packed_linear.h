@@ -26,7 +26,9 @@ class PackedLinear {
   static bool supports(const Tensor& weight, const Tensor& bias);
 
   // input [*, K] (any strides; 1-D allowed) -> [*, N], contiguous. residual: shaped as the
-  // output, required when the epilogue has an Add. Checks shapes as PyTorch does.
+  // output, required when the epilogue has an Add; when this handle is its only one
+  // (Tensor::sole_owner) and it is contiguous, its bytes become the output. Checks shapes as
+  // PyTorch does.
   Tensor run(const Tensor& input, const Tensor& residual = Tensor()) const;
 
   // The same on raw float32 rows, for kernels that work on buffers (attention): out[r, 0:N] =

@@ -274,13 +274,15 @@ class PreparedLinear final : public PreparedKernel {
     if (weight_.get(s, w) && bias_.get(s, b) && w.defined() && cpu::PackedLinear::supports(w, b))
       lin = cache_.get({w, b}, [&] { return std::make_shared<const cpu::PackedLinear>(w, b, epi_); });
     const IValue& x = s.at(0);
-    const IValue res = residual_slot_ >= 0 ? s.at(static_cast<size_t>(residual_slot_)) : IValue();
+    // By reference, as for PreparedConv: a residual moved here at its last use may become the output.
+    static const Tensor kNoResidual;
+    const IValue* res = residual_slot_ >= 0 ? &s.at(static_cast<size_t>(residual_slot_)) : nullptr;
     Tensor out;
     const bool ok = lin && x.is_tensor() && x.to_tensor().dtype() == DType::Float32 && x.to_tensor().dim() >= 1 &&
-                    (residual_slot_ < 0 || (res.is_tensor() && res.to_tensor().dtype() == DType::Float32));
+                    (!res || (res->is_tensor() && res->to_tensor().dtype() == DType::Float32));
     if (ok) {
       try {
-        out = lin->run(x.to_tensor(), residual_slot_ >= 0 ? res.to_tensor() : Tensor());
+        out = lin->run(x.to_tensor(), res ? res->to_tensor() : kNoResidual);
       } catch (const InvalidInput&) {
         out = replay(steps_, s);
       }

@@ -458,7 +458,7 @@ TEST_CASE("fast paths: softmax_f32 (masked rows) matches PyTorch") {
 
 TEST_CASE("fast paths: a packed linear on raw rows with gaps between them, residual in the output") {
   const IValue cases = load_family("fused");
-  int checked_cases = 0;
+  int checked_cases = 0, in_place_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const auto& c = value.to_tuple()->items;
     if (c[0].to_string() != "linear") continue;
@@ -481,8 +481,28 @@ TEST_CASE("fast paths: a packed linear on raw rows with gaps between them, resid
     std::memcpy(got.mutable_data(), out.data(), out.size() * sizeof(float));
     check_close(got, want, key.to_string() + " (raw rows)");
     ++checked_cases;
+    // Through run(): a residual the caller alone holds becomes the output (the product adds into
+    // its bytes); one held elsewhere too is copied, and left as it was.
+    if (res.defined() && res.sizes() == want.sizes()) {
+      const auto fresh_copy = [](const Tensor& t) {
+        Tensor c = Tensor::empty(DType::Float32, t.sizes());
+        cpu::copy_strided(t, c);
+        return c;
+      };
+      const Tensor temporary = fresh_copy(res);
+      REQUIRE(temporary.sole_owner());
+      const void* bytes = temporary.data();
+      const Tensor in_place = lin.run(x, temporary);
+      check_close(in_place, want, key.to_string() + " (residual taken in place)");
+      CHECK(in_place.data() == bytes);
+      const Tensor shared = fresh_copy(res), other_handle = shared;
+      check_close(lin.run(x, shared), want, key.to_string() + " (shared residual)");
+      check_close(other_handle, res, key.to_string() + " (the shared residual unchanged)");
+      ++in_place_cases;
+    }
   }
   CHECK(checked_cases > 5);
+  CHECK(in_place_cases >= 2);
 }
 
 TEST_CASE("fast paths: a residual of the wrong shape is refused, not read out of bounds") {
