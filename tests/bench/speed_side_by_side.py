@@ -21,6 +21,13 @@ process (torch: time.process_time over the timed calls; jitctl: the difference b
 WARMUP+ITERS and one of WARMUP calls, from the children's rusage; ort: process_time). On a machine
 other jobs keep busy, wall time mostly measures the scheduler; CPU time still measures the work.
 
+--probe BUILD/tests/core_distance labels every engine's round with where the two vCPUs sat while
+it ran: the cache-line round trip between them (tests/bench/core_distance.cpp) just before and
+just after, "near" when both are below --probe-split ns, "far" when both are above, else mixed.
+On VMs whose host moves the vCPUs (this project's), 2-thread calls of every engine slow down in
+the far placement, so each row then also reports the statistic over the rounds of one placement
+(when every engine has such a round): a comparison between runs that met the same machine.
+
 Models come from tests/bench/make_speed_models.py. Run with Debian's torch, without the
 OPENBLAS_* overrides, as the project's timings are:
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 tests/bench/speed_side_by_side.py \\
@@ -91,6 +98,42 @@ def ort_ms(py, onnx, npz, threads, warmup, iters, metric="wall"):
     return json.loads(p.stdout)
 
 
+def probe(a):
+    """The vCPUs' round trip in ns now, or None without --probe."""
+    if not a.probe:
+        return None
+    return float(subprocess.run([a.probe], check=True, capture_output=True, text=True, timeout=60).stdout.split()[0])
+
+
+def label(a, out, before):
+    """Appends the placement an engine's round ran in (from the probes around it); returns the
+    probe after it, which is the next round's before."""
+    after = probe(a)
+    if after is not None:
+        out.append("near" if max(before, after) < a.probe_split else "far" if min(before, after) >= a.probe_split else "mixed")
+    return after
+
+
+def by_state(row, tt, jj, oo, states, over_rounds):
+    """Adds row["near"] / row["far"]: the statistic over each engine's rounds in that placement,
+    when every engine measured has one; prints them."""
+    for st in ("near", "far"):
+        pick = lambda xs, labels: [x for x, l in zip(xs, labels) if l == st]
+        t_, j_, o_ = pick(tt, states["torch"]), pick(jj, states["jitctl"]), pick(oo, states["ort"])
+        if not t_ or not j_ or (oo and not o_):
+            continue
+        r = {"torch_ms": over_rounds(t_), "jitctl_ms": over_rounds(j_), "rounds": [len(t_), len(j_), len(o_)]}
+        r["ratio_torch"] = r["jitctl_ms"] / r["torch_ms"]
+        line = f"    vCPUs {st:4s} ({len(t_)}/{len(j_)}/{len(o_)} rounds)  jitctl/torch {r['ratio_torch']:6.3f}"
+        if o_:
+            r["ort_ms"] = over_rounds(o_)
+            r["ratio_ort"] = r["jitctl_ms"] / r["ort_ms"]
+            line += f"  jitctl {r['jitctl_ms']:8.2f} ms  ort {r['ort_ms']:8.2f} ms  jitctl/ort {r['ratio_ort']:6.3f}"
+        row[st] = r
+        print(line, flush=True)
+    row["vcpu_states"] = states
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
@@ -109,6 +152,8 @@ def main():
     ap.add_argument("--metric", choices=["wall", "cpu"], default="wall")
     ap.add_argument("--stat", choices=["median", "min"], default="median")
     ap.add_argument("--json")
+    ap.add_argument("--probe", default="", help="core_distance binary: label rounds by the vCPUs' placement")
+    ap.add_argument("--probe-split", type=float, default=200.0, help="round trip (ns) between near and far")
     a = ap.parse_args()
     if a.stat == "min" and a.metric == "cpu":
         ap.error("--stat min is for wall time")
@@ -144,19 +189,24 @@ def main():
             np.savez(npz, **{f"arg{k}": t.numpy() for k, t in enumerate(args)})
         for t in threads:
             tt, jj, oo, ort_version, err = [], [], [], "", ""
+            states = {"torch": [], "jitctl": [], "ort": []}  # per round, with --probe
             for _ in range(a.rounds):
+                before = probe(a)
                 tt.append(torch_ms(m, args, t, a.warmup, a.iters, a.metric, a.stat))
+                before = label(a, states["torch"], before)
                 try:
                     jj.append(jitctl_cpu_ms(jit, archive, inp, a.warmup, a.iters) if a.metric == "cpu"
                               else jitctl_ms(jit, archive, inp, t, a.warmup, a.iters, a.stat))
                 except Exception as ex:
                     err = str(ex)
                     break
+                before = label(a, states["jitctl"], before)
                 if use_ort:
                     try:
                         r = ort_ms(a.ort_python, onnx, npz, t, a.warmup, a.iters, a.metric)
                         oo.append(r["min"] if a.stat == "min" else r["ms"])
                         ort_version = r["version"]
+                        label(a, states["ort"], before)
                     except Exception as ex:
                         print(f"  {name}: {str(ex)[:200]}")
                         use_ort = False
@@ -175,6 +225,8 @@ def main():
                 row["ort_version"] = ort_version
                 line += f"  ort {row['ort_ms']:8.2f} ms  jitctl/ort {row['ratio_ort']:6.3f}"
             print(line, flush=True)
+            if a.probe:
+                by_state(row, tt, jj, oo, states, over_rounds)
             results.append(row)
     summary = {}
     for t in threads:
@@ -193,6 +245,12 @@ def main():
             if ort_rows:
                 line += f"  jitctl/ort {s['geomean_ort']:.3f} (max {s['max_ort']:.3f}, {len(ort_rows)} models)"
             print(line)
+            for st in ("near", "far"):
+                ratios = [r[st]["ratio_ort"] for r in ort_rows if st in r and "ratio_ort" in r[st]]
+                if ratios:
+                    s[f"{st}_geomean_ort"], s[f"{st}_max_ort"], s[f"{st}_models"] = geomean(ratios), max(ratios), len(ratios)
+                    print(f"  vCPUs {st:4s}: jitctl/ort {geomean(ratios):.3f} (max {max(ratios):.3f}, {len(ratios)} models"
+                          f" with rounds of all engines in that placement)")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"results": results, "summary": summary}, f, indent=1)
