@@ -19,11 +19,18 @@
 
 namespace jitctl::cpu {
 
+// Smaller images (the expansion under 1 MB) with more expanded channels than pixels (7x7 and
+// 14x14 blocks) are split by channels instead when two threads or more run them (AVX-512): each
+// thread expands its own channels and runs the depthwise layer on them (depthwise_channels.h),
+// reading nothing the other wrote.
+//
 // depthwise(expand(input)), channels-last; an undefined tensor when this call is not one to run
-// band by band: neither AVX2 nor AVX-512, expand not a 2-D 1x1 stride-1 layer without a residual,
-// depthwise not a 2-D depthwise layer of its output channels (groups = channels, explicit padding,
-// no dilation, no residual), input not a dense channels-last [N, C, H, W] of expand's channels,
-// or an expanded image small enough to stay in L2 anyway.
+// band by band or split by channels: neither AVX2 nor AVX-512, expand not a 2-D 1x1 stride-1
+// layer without a residual, depthwise not a 2-D depthwise layer of its output channels (groups =
+// channels, explicit padding, no dilation, no residual), input not a dense channels-last
+// [N, C, H, W] of expand's channels, or an expanded image small enough to stay in L2 anyway that
+// does not split by channels (one thread, fewer channels than pixels, AVX2, or a layer
+// PointwiseConv or DepthwiseChannels does not take).
 Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, const Tensor& input);
 
 }  // namespace jitctl::cpu

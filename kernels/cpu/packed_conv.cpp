@@ -415,6 +415,15 @@ bool PackedConv::runs_rows_1x1() const {
          args_.padding_mode.empty() && all(args_.stride, 1) && all(args_.padding, 0) && all(args_.dilation, 1) && !has_residual(epilogue_);
 }
 
+const PointwiseConv* PackedConv::pointwise_1x1() const { return pointwise_ && !pointwise_strided_ && runs_rows_1x1() ? pointwise_.get() : nullptr; }
+
+const DepthwiseChannels* PackedConv::depthwise_channels() const {
+  std::call_once(depthwise_channels_once_, [&] {
+    if (DepthwiseChannels::suits(weight_, args_, epilogue_)) depthwise_channels_ = std::make_unique<const DepthwiseChannels>(weight_, bias_, args_, epilogue_);
+  });
+  return depthwise_channels_.get();
+}
+
 void PackedConv::rows_1x1(const float* x, int64_t rows, int64_t w, float* y) const {
   if (pointwise_) return pointwise_->run_pixels(x, rows * w, y);
   ConvParams p{};

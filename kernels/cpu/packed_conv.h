@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/cpu/conv.h"
+#include "kernels/cpu/depthwise_channels.h"
 #include "kernels/cpu/depthwise_conv.h"
 #include "kernels/cpu/epilogue.h"
 #include "kernels/cpu/grouped_conv.h"
@@ -72,6 +73,11 @@ class PackedConv {
   // standing for the vertical padding. `band_params`: this layer's geometry for such a band (n 1,
   // h the band's rows, ph and ph_after 0, oh the output rows); `out` gets them dense channels-last.
   void rows_from_band(const ConvParams& band_params, const float* band, float* out) const;
+  // For expand_depthwise's split by channels: this 1x1 layer's PointwiseConv when runs_rows_1x1()
+  // and PointwiseConv runs it, else null; this depthwise layer on DepthwiseChannels when that
+  // suits it (built on the first call), else null.
+  const PointwiseConv* pointwise_1x1() const;
+  const DepthwiseChannels* depthwise_channels() const;
 
  private:
   struct Primitive;
@@ -108,6 +114,9 @@ class PackedConv {
   std::unique_ptr<const WinogradConv> winograd_;
   // A 5-D weight: the 3-D convolution (of the members above only winograd_ may be made).
   std::unique_ptr<const PackedConv3d> conv3d_;
+  // Built on the first depthwise_channels() call: most depthwise layers never run on it.
+  mutable std::once_flag depthwise_channels_once_;
+  mutable std::unique_ptr<const DepthwiseChannels> depthwise_channels_;
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<const Primitive>> primitives_;  // most recent last, a few at most
 };

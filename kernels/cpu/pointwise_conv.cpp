@@ -276,6 +276,17 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
 #endif
 }
 
+void PointwiseConv::run_vectors(const float* x, int64_t pixels, float* y, int64_t v0, int64_t v1) const {
+#ifdef JITCTL_TARGET_AVX512
+  Mode m;
+  const Job j = job_for(epilogue_, c_, oc_, x, c_, Tensor(), y, pixels, m);
+  for (int64_t p0 = 0; p0 < pixels; p0 += kChunkPixels)
+    vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vector_count(), v0, v1, p0, std::min(pixels, p0 + kChunkPixels));
+#else
+  (void)x, (void)pixels, (void)y, (void)v0, (void)v1;
+#endif
+}
+
 void PointwiseConv::run_pixels(const float* x, int64_t pixels, float* y) const {
 #ifdef JITCTL_TARGET_AVX512
   Mode m;

@@ -45,6 +45,14 @@ class PointwiseConv {
   // an epilogue without a residual: one band of rows of a larger image (expand_depthwise.h).
   void run_pixels(const float* x, int64_t pixels, float* y) const;
 
+  // The output's 16-channel vectors: vector v holds channels [vector_channel(v), +16); when OC is
+  // not a multiple of 16 the last one overlaps the one before it.
+  int64_t vector_count() const { return static_cast<int64_t>(cols_.size()); }
+  int64_t vector_channel(int64_t v) const { return cols_[static_cast<size_t>(v)]; }
+  // run_pixels for output vectors [v0, v1) only: y's pixels are still OC floats apart, and only
+  // those vectors' channels of them are written (expand_depthwise's split by channels).
+  void run_vectors(const float* x, int64_t pixels, float* y, int64_t v0, int64_t v1) const;
+
  private:
   int64_t c_, oc_;
   std::vector<int64_t> cols_;  // first output channel of each vector of outputs

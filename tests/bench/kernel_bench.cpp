@@ -17,6 +17,7 @@
 #include "kernels/cpu/expand_depthwise.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/depthwise_channels.h"
 #include "kernels/registry.h"
 
 namespace {
@@ -161,20 +162,41 @@ std::vector<Case> cases() {
   };
   stem("packed_stem_3x3s2_32_224", 32, 224);
   stem("packed_stem_3x3s2_24_224", 24, 224);
-  // An expansion and its depthwise 3x3 run band by band (expand_depthwise.h): MobileNetV2's two
-  // 56x56 pairs, ReLU6 after each layer.
-  auto expand_dw = [&](const std::string& name, int64_t ci, int64_t hw, int64_t e, int64_t s) {
+  // An expansion and its depthwise layer as the runtime's pair runs them (expand_depthwise.h, else
+  // one layer after the other): MobileNetV2's two 56x56 pairs, and MNASNet's 7x7 and 14x14 ones.
+  // ReLU6 after each layer.
+  auto expand_dw = [&](const std::string& name, int64_t ci, int64_t hw, int64_t e, int64_t s, int64_t k = 3) {
     cpu::ConvArgs one, dw;
     one.stride = {1, 1}, one.padding = {0, 0}, one.dilation = {1, 1};
-    dw.stride = {s, s}, dw.padding = {1, 1}, dw.dilation = {1, 1}, dw.groups = e;
+    dw.stride = {s, s}, dw.padding = {k / 2, k / 2}, dw.dilation = {1, 1}, dw.groups = e;
     const cpu::Epilogue relu6{{cpu::PostOp::Kind::Clamp, 0.f, 6.f}};
     auto expand = std::make_shared<cpu::PackedConv>(randn({e, ci, 1, 1}), randn({e}), one, relu6);
-    auto depthwise = std::make_shared<cpu::PackedConv>(randn({e, 1, 3, 3}), randn({e}), dw, relu6);
+    auto depthwise = std::make_shared<cpu::PackedConv>(randn({e, 1, k, k}), randn({e}), dw, relu6);
     const Tensor x = randn_channels_last(1, ci, hw, hw);
-    c.push_back({name, "", {}, [expand, depthwise, x] { cpu::expand_depthwise(*expand, *depthwise, x); }});
+    c.push_back({name, "", {}, [expand, depthwise, x] {
+                   if (!cpu::expand_depthwise(*expand, *depthwise, x).defined()) depthwise->run(expand->run(x, Tensor(), true), Tensor(), true);
+                 }});
   };
   expand_dw("expand_dw_mbv2_24_56_144", 24, 56, 144, 1);
   expand_dw("expand_dw_mbv2_16_112_96_s2", 16, 112, 96, 2);
+  expand_dw("expand_dw_mnas_192_7_1152_k5", 192, 7, 1152, 1, 5);
+  expand_dw("expand_dw_mnas_192_7_1152_k3", 192, 7, 1152, 1, 3);
+  expand_dw("expand_dw_mnas_80_14_480_k5", 80, 14, 480, 1, 5);
+  expand_dw("expand_dw_mnas_96_14_576_k5_s2", 96, 14, 576, 2, 5);
+  expand_dw("expand_dw_mnas_40_28_120_k5", 40, 28, 120, 1, 5);
+  // DepthwiseChannels alone, all channels on the calling thread (the depthwise half of the pairs
+  // above split by channels); compare with dw_mnas_ (oneDNN's kernel, through PackedConv).
+  auto dw_channels = [&](const std::string& name, int64_t ch, int64_t hw, int64_t k, int64_t s) {
+    cpu::ConvArgs dw;
+    dw.stride = {s, s}, dw.padding = {k / 2, k / 2}, dw.dilation = {1, 1}, dw.groups = ch;
+    auto kernel = std::make_shared<cpu::DepthwiseChannels>(randn({ch, 1, k, k}), randn({ch}), dw, cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
+    auto x = std::make_shared<Tensor>(randn_channels_last(1, ch, hw, hw));
+    auto y = std::make_shared<std::vector<float>>(static_cast<size_t>(kernel->out_h(hw) * kernel->out_w(hw) * ch));
+    c.push_back({name, "", {}, [kernel, x, y, ch, hw] { kernel->run(static_cast<const float*>(x->data()), hw, hw, ch, 0, ch, y->data()); }});
+  };
+  dw_channels("dw_channels_mnas_1152_7_5x5", 1152, 7, 5, 1);
+  dw_channels("dw_channels_mnas_480_14_5x5", 480, 14, 5, 1);
+  dw_channels("dw_channels_mnas_120_28_5x5", 120, 28, 5, 1);
   // Linears with their weights packed once, as a frozen model's run: ViT-B/16's four (197 tokens).
   auto packed_linear = [&](const std::string& name, int64_t rows, int64_t k, int64_t n) {
     auto lin = std::make_shared<cpu::PackedLinear>(randn({n, k}), randn({n}), cpu::Epilogue{});

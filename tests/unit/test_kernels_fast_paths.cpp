@@ -562,7 +562,7 @@ TEST_CASE("fast paths: an expansion and its depthwise layer run band by band, as
     CHECK(cpu::is_channels_last(banded));
     check_close(banded, apart, "banded against apart");
   }
-  // Under 1 MB expanded, the two layers run apart.
+  // Under 1 MB expanded, the two layers run apart on one thread.
   cpu::ConvArgs dw;
   dw.stride = {1, 1};
   dw.padding = {1, 1};
@@ -570,7 +570,73 @@ TEST_CASE("fast paths: an expansion and its depthwise layer run band by band, as
   dw.groups = 96;
   const cpu::PackedConv expand(filled({96, 8, 1, 1}, {8, 1, 1, 1}, 1), Tensor(), one, {});
   const cpu::PackedConv depthwise(filled({96, 1, 3, 3}, {9, 9, 3, 1}, 3), Tensor(), dw, {});
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
   CHECK_FALSE(cpu::expand_depthwise(expand, depthwise, filled({1, 8, 20, 20}, cpu::channels_last_strides({1, 8, 20, 20}), 6)).defined());
+  omp_set_num_threads(before);
+}
+
+TEST_CASE("fast paths: on small images an expansion and its depthwise layer split by channels, as the two layers run apart") {
+  // Each thread expands its own channels, then runs DepthwiseChannels on them (AVX-512). Channel
+  // counts off the vector width (an overlapping last vector, a masked last one, one team left
+  // without vectors), 5x5 and stride 2, a non-square image, padding wider than the kernel's half,
+  // three threads, and every epilogue the kernel takes; a 28x28 image with fewer channels than
+  // pixels and one thread do not split.
+  cpu::ConvArgs one;
+  one.stride = {1, 1};
+  one.padding = {0, 0};
+  one.dilation = {1, 1};
+  using K = cpu::PostOp::Kind;
+  const std::vector<cpu::Epilogue> epilogues{{}, {{K::Relu}}, {{K::Clamp, 0.f, 6.f}}, {{K::Hardswish}}, {{K::Silu}}};
+  int split = 0;
+  for (const auto& [e, k, s, pad, hgt, wid, threads] : std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>>{
+           {1152, 5, 1, 2, 7, 7, 2}, {208, 3, 1, 1, 14, 14, 2}, {200, 5, 2, 2, 14, 14, 2}, {120, 3, 2, 1, 9, 11, 2},
+           {40, 3, 1, 2, 7, 5, 3}, {30, 3, 1, 1, 5, 5, 2}, {120, 5, 1, 2, 28, 28, 2}, {100, 3, 1, 1, 7, 7, 1}}) {
+    for (size_t ei = 0; ei < epilogues.size(); ++ei) {
+      INFO("channels " << e << ", kernel " << k << ", stride " << s << ", padding " << pad << ", image " << hgt << "x" << wid
+                       << ", threads " << threads << ", epilogue " << ei);
+      cpu::ConvArgs dw;
+      dw.stride = {s, s};
+      dw.padding = {pad, pad};
+      dw.dilation = {1, 1};
+      dw.groups = e;
+      const cpu::PackedConv expand(filled({e, 24, 1, 1}, {24, 1, 1, 1}, 11), filled({e}, {1}, 12), one, {{K::Clamp, 0.f, 6.f}});
+      const cpu::PackedConv depthwise(filled({e, 1, k, k}, {k * k, k * k, k, 1}, 13), filled({e}, {1}, 14), dw, epilogues[ei]);
+      const std::vector<int64_t> sizes{2, 24, hgt, wid};
+      Tensor x = filled(sizes, cpu::channels_last_strides(sizes), 15);
+      const int before = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      const Tensor split_out = cpu::expand_depthwise(expand, depthwise, x);
+      // A NaN in one channel of the first image's pixel (0, 3): every expanded channel of that pixel
+      // is NaN, and so is every output whose window covers it, after any of these activations, as
+      // in PyTorch (oneDNN's ReLU, which the layers run apart take, gives 0 there instead).
+      Tensor x_nan = filled(sizes, cpu::channels_last_strides(sizes), 15);
+      static_cast<float*>(x_nan.mutable_data())[24 * 3 + 5] = std::nanf("");
+      const Tensor split_nan = cpu::expand_depthwise(expand, depthwise, x_nan);
+      omp_set_num_threads(1);
+      const Tensor apart = depthwise.run(expand.run(x, Tensor(), true), Tensor(), true);
+      omp_set_num_threads(before);
+      // Split by channels only where the expansion has more channels than the image pixels.
+      const bool expected = threads > 1 && e > hgt * wid && cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed() &&
+                            switched_on("JITCTL_EXPAND_DEPTHWISE");
+      CHECK(split_out.defined() == expected);
+      if (!split_out.defined()) continue;
+      CHECK(cpu::is_channels_last(split_out));
+      check_close(split_out, apart, "split by channels against apart");
+      const int64_t oh = split_nan.sizes()[2], ow = split_nan.sizes()[3];
+      int wrong = 0;
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          const int64_t ky = 0 - (oy * s - pad), kx = 3 - (ox * s - pad);
+          const bool covered = ky >= 0 && ky < k && kx >= 0 && kx < k;
+          for (int64_t ch = 0; ch < e; ++ch)
+            wrong += std::isnan(static_cast<const float*>(split_nan.data())[(oy * ow + ox) * e + ch]) != covered;
+        }
+      CHECK(wrong == 0);
+      ++split;
+    }
+  }
+  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed() && switched_on("JITCTL_EXPAND_DEPTHWISE")) CHECK(split >= 25);
 }
 
 TEST_CASE("fast paths: oneDNN calls too small for the team run on the calling thread, and the team comes back") {

@@ -1,0 +1,183 @@
+#include "kernels/cpu/depthwise_channels.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/cpu/isa_dispatch.h"
+#include "kernels/cpu/simd_vectors.h"
+#include "kernels/cpu/tensor_util.h"
+#include "kernels/cpu/vector_activation.h"
+#include "kernels/cpu/vector_silu.h"
+
+namespace jitctl::cpu {
+
+namespace {
+
+using Mode = VecActivation;  // Row is never used: suits() takes only the in-register ones
+
+// The epilogue's in-register form: at most one activation, SiLU included; false otherwise.
+bool mode_of(const Epilogue& e, Mode& m) {
+  bool add = false;
+  if (vec_epilogue_of(e, m, add)) return !add;
+  if (e.size() != 1 || e[0].kind != PostOp::Kind::Silu) return false;
+  m = Mode::Silu;
+  return true;
+}
+
+struct Geometry {
+  const float* x;
+  float* y;
+  const float* w;     // [KH][KW][C]
+  const float* bias;  // [C]
+  int64_t c, h, w_in, ld, kh, kw, sh, sw, ph, pw, oh, ow;
+  float lo, hi;
+};
+
+#ifdef JITCTL_TARGET_AVX512
+
+using avx512::vf;
+
+// One channel vector (mask k) of output row oy, pixels [ox0, ox0 + n), n <= NB: NB accumulators
+// in registers, each tap's weight loaded once for the block. valid[kx]: bit i set when output
+// ox0 + i reads a pixel inside the row at tap kx (precomputed per block; the same for every row
+// and channel), so that taps wholly inside take the unconditional loop.
+template <Mode M, int NB>
+JITCTL_AVX512_INLINE void block(const Geometry& g, __mmask16 k, __m512 bias, const float* x, const float* w, float* y, int64_t ky0,
+                                int64_t ky1, int64_t ix0, int n, const uint32_t* valid, vf lo, vf hi) {
+  __m512 acc[NB];
+#pragma GCC unroll 8
+  for (int i = 0; i < NB; ++i) acc[i] = bias;
+  const int64_t step = g.sw * g.ld, full = (1u << NB) - 1;
+  for (int64_t ky = ky0; ky < ky1; ++ky) {
+    const float* xrow = x + ky * g.w_in * g.ld;
+    const float* wrow = w + ky * g.kw * g.c;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const uint32_t bits = valid[kx];
+      if (bits == 0) continue;
+      const __m512 wv = _mm512_maskz_loadu_ps(k, wrow + kx * g.c);
+      const float* xk = xrow + (ix0 + kx) * g.ld;  // output ox0's pixel at this tap (maybe outside the row)
+      if (bits == full) {
+#pragma GCC unroll 8
+        for (int i = 0; i < NB; ++i) acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, xk + i * step), wv, acc[i]);
+      } else {
+#pragma GCC unroll 8
+        for (int i = 0; i < NB; ++i)
+          if (bits >> i & 1) acc[i] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, xk + i * step), wv, acc[i]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < NB; ++i) {
+    if (i >= n) break;
+    vf v = reinterpret_cast<vf>(acc[i]);
+    if constexpr (M == Mode::Silu)
+      v = reinterpret_cast<vf>(silu16(reinterpret_cast<__m512>(v)));
+    else
+      v = activate<M>(v, lo, hi);
+    _mm512_mask_storeu_ps(y + i * g.ld, k, reinterpret_cast<__m512>(v));
+  }
+}
+
+template <Mode M, int NB>
+JITCTL_TARGET_AVX512 void channels_avx512(const Geometry& g, int64_t c0, int64_t c1) {
+  const vf lo = avx512::splat(g.lo), hi = avx512::splat(g.hi);
+  const int64_t blocks = (g.ow + NB - 1) / NB;
+  // valid[b * kw + kx]: which outputs of block b read inside the row at tap kx.
+  std::vector<uint32_t> valid(static_cast<size_t>(blocks * g.kw), 0);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t kx = 0; kx < g.kw; ++kx)
+      for (int64_t i = 0; i < NB && b * NB + i < g.ow; ++i) {
+        const int64_t ix = (b * NB + i) * g.sw - g.pw + kx;
+        if (ix >= 0 && ix < g.w_in) valid[static_cast<size_t>(b * g.kw + kx)] |= 1u << i;
+      }
+  for (int64_t c = c0; c < c1; c += avx512::kLanes) {
+    const __mmask16 k = c1 - c >= avx512::kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (c1 - c)) - 1);
+    const __m512 bias = _mm512_maskz_loadu_ps(k, g.bias + c);
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      const int64_t iy0 = oy * g.sh - g.ph;
+      const int64_t ky0 = std::max<int64_t>(0, -iy0), ky1 = std::min(g.kh, g.h - iy0);
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t ox0 = b * NB;
+        block<M, NB>(g, k, bias, g.x + iy0 * g.w_in * g.ld + c, g.w + c, g.y + (oy * g.ow + ox0) * g.ld + c, ky0, ky1, ox0 * g.sw - g.pw,
+                     static_cast<int>(std::min<int64_t>(NB, g.ow - ox0)), valid.data() + b * g.kw, lo, hi);
+      }
+    }
+  }
+}
+
+template <Mode M>
+void channels_for(const Geometry& g, int64_t c0, int64_t c1) {
+  // Blocks of 7 for widths 7, 14, 28 and 56 (MobileNet's and MNASNet's), else of 8.
+  if (g.ow % 7 == 0) return channels_avx512<M, 7>(g, c0, c1);
+  channels_avx512<M, 8>(g, c0, c1);
+}
+
+#endif  // JITCTL_TARGET_AVX512
+
+bool pair_of(const std::vector<int64_t>& v, int64_t& a, int64_t& b) {
+  if (v.size() == 1) a = b = v[0];
+  else if (v.size() == 2) a = v[0], b = v[1];
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+bool DepthwiseChannels::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
+#ifdef JITCTL_TARGET_AVX512
+  if (cpu_features().isa != Isa::Avx512 || weight.dtype() != DType::Float32 || weight.dim() != 4 || args.transposed ||
+      !args.padding_mode.empty())
+    return false;
+  const auto& ws = weight.sizes();
+  int64_t sh = 0, sw = 0, ph = 0, pw = 0, dh = 0, dw = 0;
+  if (ws[1] != 1 || args.groups != ws[0] || !pair_of(args.stride, sh, sw) || !pair_of(args.padding, ph, pw) || !pair_of(args.dilation, dh, dw))
+    return false;
+  if (sh < 1 || sw < 1 || ph < 0 || pw < 0 || dh != 1 || dw != 1) return false;
+  Mode m;
+  return mode_of(epilogue, m);
+#else
+  (void)weight, (void)args, (void)epilogue;
+  return false;
+#endif
+}
+
+DepthwiseChannels::DepthwiseChannels(const Tensor& weight, const Tensor& bias, const ConvArgs& args, Epilogue epilogue)
+    : c_(weight.sizes()[0]), kh_(weight.sizes()[2]), kw_(weight.sizes()[3]), epilogue_(std::move(epilogue)) {
+  pair_of(args.stride, sh_, sw_);
+  pair_of(args.padding, ph_, pw_);
+  const Tensor wc = contiguous(weight);
+  const float* w = static_cast<const float*>(wc.data());
+  w_.resize(static_cast<size_t>(kh_ * kw_ * c_));
+  for (int64_t ch = 0; ch < c_; ++ch)
+    for (int64_t t = 0; t < kh_ * kw_; ++t) w_[static_cast<size_t>(t * c_ + ch)] = w[ch * kh_ * kw_ + t];
+  bias_.assign(static_cast<size_t>(c_), 0.0f);
+  if (bias.defined()) {
+    const Tensor bc = contiguous(bias);
+    std::copy_n(static_cast<const float*>(bc.data()), c_, bias_.begin());
+  }
+}
+
+void DepthwiseChannels::run(const float* x, int64_t h, int64_t w, int64_t ld, int64_t c0, int64_t c1, float* y) const {
+#ifdef JITCTL_TARGET_AVX512
+  Mode m = Mode::None;
+  mode_of(epilogue_, m);
+  Geometry g{x, y, w_.data(), bias_.data(), c_, h, w, ld, kh_, kw_, sh_, sw_, ph_, pw_, out_h(h), out_w(w), 0.0f, 0.0f};
+  if (!epilogue_.empty()) g.lo = epilogue_[0].a, g.hi = epilogue_[0].b;
+  switch (m) {
+    case Mode::Relu: return channels_for<Mode::Relu>(g, c0, c1);
+    case Mode::Clamp: return channels_for<Mode::Clamp>(g, c0, c1);
+    case Mode::Hardswish: return channels_for<Mode::Hardswish>(g, c0, c1);
+    case Mode::Silu: return channels_for<Mode::Silu>(g, c0, c1);
+    default: return channels_for<Mode::None>(g, c0, c1);
+  }
+#else
+  (void)x, (void)h, (void)w, (void)ld, (void)c0, (void)c1, (void)y;
+#endif
+}
+
+}  // namespace jitctl::cpu
