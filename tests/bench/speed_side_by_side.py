@@ -27,6 +27,7 @@ just after, "near" when both are below --probe-split ns, "far" when both are abo
 On VMs whose host moves the vCPUs (this project's), 2-thread calls of every engine slow down in
 the far placement, so each row then also reports the statistic over the rounds of one placement
 (when every engine has such a round): a comparison between runs that met the same machine.
+One-thread rows are not split: their work never crosses between the vCPUs.
 
 Models come from tests/bench/make_speed_models.py. Run with Debian's torch, without the
 OPENBLAS_* overrides, as the project's timings are:
@@ -225,7 +226,7 @@ def main():
                 row["ort_version"] = ort_version
                 line += f"  ort {row['ort_ms']:8.2f} ms  jitctl/ort {row['ratio_ort']:6.3f}"
             print(line, flush=True)
-            if a.probe:
+            if a.probe and t > 1:  # one thread never crosses between the vCPUs: all its rounds compare
                 by_state(row, tt, jj, oo, states, over_rounds)
             results.append(row)
     summary = {}
