@@ -430,6 +430,42 @@ def expand_blocks():
     return "expand_blocks_frozen", ExpandBlocks().eval(), [(r(1, 8, 57, 61),), (r(2, 8, 64, 48),)]
 
 
+class SmallExpandBlocks(nn.Module):
+    """Expansion + depthwise pairs on 14x14 and 7x7 images with more expanded channels than the
+    input's pixels: on two threads or more they split by channels (kernels/cpu/expand_depthwise.h,
+    AVX-512), each thread expanding its own channels and running the depthwise layer on them.
+    3x3 and 5x5, stride 1 and 2, ReLU6, hardswish, ReLU and SiLU, 200 and 208 channels (off the
+    16-channel vector), a residual around one block."""
+
+    def __init__(self):
+        super().__init__()
+
+        def pair(cin, e, k, s, act):
+            return nn.Sequential(nn.Conv2d(cin, e, 1, bias=False), bn(e), act(),
+                                 nn.Conv2d(e, e, k, s, k // 2, groups=e, bias=False), bn(e), act())
+
+        self.a = pair(16, 240, 3, 1, lambda: nn.ReLU6(inplace=True))
+        self.b = pair(16, 208, 5, 2, nn.Hardswish)
+        self.c = pair(16, 144, 5, 1, nn.ReLU)
+        self.d = pair(16, 200, 3, 1, nn.SiLU)
+        self.e = pair(16, 96, 3, 2, lambda: nn.ReLU6(inplace=True))
+        self.pa, self.pb, self.pc = nn.Conv2d(240, 16, 1), nn.Conv2d(208, 16, 1), nn.Conv2d(144, 16, 1)
+        self.pd, self.pe = nn.Conv2d(200, 16, 1), nn.Conv2d(96, 16, 1)
+
+    def forward(self, x):
+        a = self.pa(self.a(x))
+        b = self.pb(self.b(a))
+        c = self.pc(self.c(b)) + b
+        d = self.pd(self.d(c))
+        return self.pe(self.e(d)) + F.adaptive_avg_pool2d(d, 4)
+
+
+def small_expand_blocks():
+    """(name, module, inputs), from their own seed: added after the files above."""
+    torch.manual_seed(45)
+    return "small_expand_blocks_frozen", SmallExpandBlocks().eval(), [(r(1, 16, 14, 14),), (r(2, 16, 14, 14),)]
+
+
 class FlattenHeads(nn.Module):
     """Convolutions whose outputs reach a linear through flatten or reshape (lib/runtime/prepare.cpp's
     layout readers): AlexNet's head (max pool, adaptive pool to 3x3, flatten: a copy from
@@ -498,7 +534,7 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
-    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks(), flatten_heads()):
+    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks(), flatten_heads(), small_expand_blocks()):
         write_frozen(mdir, gdir, name, m, inputs)
     name, m, inputs = flatten_heads()
     write_frozen(mdir, gdir, name.replace("_frozen", "_plain"), m, inputs, freeze=False)
