@@ -18,6 +18,15 @@ struct ConvArgs {
   int64_t groups = 1;
 };
 
+// A 2-D convolution's (height, width) pair from one of ConvArgs' lists (one value stands for
+// both); false for any other length.
+inline bool pair_of(const std::vector<int64_t>& v, int64_t& h, int64_t& w) {
+  if (v.size() == 1) h = w = v[0];
+  else if (v.size() == 2) h = v[0], w = v[1];
+  else return false;
+  return true;
+}
+
 // 1-D convolutions as 2-D with height 1; 1-D and 2-D ones have depth 1 (the depth fields are
 // read only when spatial_dims is 3).
 struct ConvParams {

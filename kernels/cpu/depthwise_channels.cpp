@@ -119,12 +119,6 @@ void channels_for(const Geometry& g, int64_t c0, int64_t c1) {
 
 #endif  // JITCTL_TARGET_AVX512
 
-bool pair_of(const std::vector<int64_t>& v, int64_t& a, int64_t& b) {
-  if (v.size() == 1) a = b = v[0];
-  else if (v.size() == 2) a = v[0], b = v[1];
-  else return false;
-  return true;
-}
 
 }  // namespace
 

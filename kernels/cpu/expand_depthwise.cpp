@@ -23,12 +23,6 @@ constexpr int64_t kBandBytes = 384 << 10;
 // a primitive call per band, is then not repaid).
 constexpr int64_t kMinExpandedBytes = 1 << 20;
 
-bool pair_of(const std::vector<int64_t>& v, int64_t& y, int64_t& x) {
-  if (v.size() == 1) y = x = v[0];
-  else if (v.size() == 2) y = v[0], x = v[1];
-  else return false;
-  return true;
-}
 
 // A small image (its expansion stays in L2) with more expanded channels than pixels (the 7x7 and
 // 14x14 blocks), on two threads or more: each thread expands its own run of PointwiseConv's
