@@ -23,7 +23,6 @@ constexpr int64_t kBandBytes = 384 << 10;
 // a primitive call per band, is then not repaid).
 constexpr int64_t kMinExpandedBytes = 1 << 20;
 
-
 // A small image (its expansion stays in L2) with more expanded channels than pixels (the 7x7 and
 // 14x14 blocks), on two threads or more: each thread expands its own run of PointwiseConv's
 // output vectors over the whole image into its scratch, then runs the depthwise layer on those
