@@ -397,6 +397,13 @@ def shuffle_blocks():
     return "shuffle_blocks_frozen", ShuffleBlocks().eval(), [(r(1, 3, 32, 28),), (r(2, 3, 24, 36),)]
 
 
+def pair(cin, e, k, s, act):
+    """A 1x1 expansion to e channels and the k x k depthwise layer of stride s after it, each with
+    its batch norm and the activation act() makes."""
+    return nn.Sequential(nn.Conv2d(cin, e, 1, bias=False), bn(e), act(),
+                         nn.Conv2d(e, e, k, s, k // 2, groups=e, bias=False), bn(e), act())
+
+
 class ExpandBlocks(nn.Module):
     """1x1 expansions each read only by a depthwise convolution (kernels/cpu/expand_depthwise.h):
     3x3 and 5x5, stride 1 and 2, ReLU6, hardswish, ReLU and SiLU, batch norms folded; expanded images
@@ -404,10 +411,6 @@ class ExpandBlocks(nn.Module):
 
     def __init__(self):
         super().__init__()
-
-        def pair(cin, e, k, s, act):
-            return nn.Sequential(nn.Conv2d(cin, e, 1, bias=False), bn(e), act(),
-                                 nn.Conv2d(e, e, k, s, k // 2, groups=e, bias=False), bn(e), act())
 
         self.a = pair(8, 96, 3, 1, lambda: nn.ReLU6(inplace=True))
         self.pa = nn.Conv2d(96, 16, 1)
@@ -439,10 +442,6 @@ class SmallExpandBlocks(nn.Module):
 
     def __init__(self):
         super().__init__()
-
-        def pair(cin, e, k, s, act):
-            return nn.Sequential(nn.Conv2d(cin, e, 1, bias=False), bn(e), act(),
-                                 nn.Conv2d(e, e, k, s, k // 2, groups=e, bias=False), bn(e), act())
 
         self.a = pair(16, 240, 3, 1, lambda: nn.ReLU6(inplace=True))
         self.b = pair(16, 208, 5, 2, nn.Hardswish)
