@@ -20,13 +20,10 @@ namespace {
 
 using Mode = VecActivation;  // Row is never used: suits() takes only the in-register ones
 
-// The epilogue's in-register form: at most one activation, SiLU included; false otherwise.
+// The epilogue's in-register form: at most one activation, SiLU included, no residual.
 bool mode_of(const Epilogue& e, Mode& m) {
   bool add = false;
-  if (vec_epilogue_of(e, m, add)) return !add;
-  if (e.size() != 1 || e[0].kind != PostOp::Kind::Silu) return false;
-  m = Mode::Silu;
-  return true;
+  return vec_epilogue_with_silu_of(e, m, add) && !add;
 }
 
 struct Geometry {
@@ -118,7 +115,6 @@ void channels_for(const Geometry& g, int64_t c0, int64_t c1) {
 }
 
 #endif  // JITCTL_TARGET_AVX512
-
 
 }  // namespace
 

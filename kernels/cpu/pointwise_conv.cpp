@@ -21,8 +21,6 @@ namespace jitctl::cpu {
 
 namespace {
 
-using Kind = PostOp::Kind;
-
 using avx512::kLanes;
 constexpr int kMaxGroup = 4;  // output vectors per register tile
 // Pixels per chunk at most (the input's rows for them stay in L2 while every group of outputs
@@ -146,21 +144,11 @@ JITCTL_TARGET_AVX512 void vectors_avx512(const Job& j, Mode m, const float* w, c
 
 #endif  // JITCTL_TARGET_AVX512
 
-// The in-register form of an epilogue, or false when it has none. SiLU too, here alone: as a
-// pass after the kernel it read and wrote the whole output again (EfficientNet's expansions, up
-// to 4.8 MB, from memory).
-bool plan_of(const Epilogue& e, Mode& m, bool& add) {
-  if (vec_epilogue_of(e, m, add)) return true;
-  if (e.size() != (add ? 2u : 1u) || e.back().kind != Kind::Silu) return false;
-  m = Mode::Silu;
-  return true;
-}
-
 // One call's job: the epilogue's in-register form (into m), its clamp bounds and the buffers.
 // `residual` is read only when the epilogue adds one.
 Job job_for(const Epilogue& e, int64_t c, int64_t oc, const float* x, int64_t ldx, const Tensor& residual, float* y, int64_t pixels, Mode& m) {
   bool add = false;
-  plan_of(e, m, add);
+  vec_epilogue_with_silu_of(e, m, add);
   Job j{};
   j.x = x;
   j.ldx = ldx;
@@ -189,7 +177,7 @@ bool PointwiseConv::suits(const Tensor& weight, const ConvArgs& args, const Epil
     if (v != 1) return false;
   Mode m;
   bool add;
-  return plan_of(epilogue, m, add);
+  return vec_epilogue_with_silu_of(epilogue, m, add);
 #else
   (void)weight, (void)args, (void)epilogue;
   return false;

@@ -30,6 +30,16 @@ inline bool vec_epilogue_of(const Epilogue& e, VecActivation& m, bool& add) {
   return m != VecActivation::Row;
 }
 
+// vec_epilogue_of, SiLU (vector_silu.h) also taken as the activation: for the kernels that apply
+// it in registers (PointwiseConv, DepthwiseChannels), where a pass after the kernel read and wrote
+// the whole output again (EfficientNet's expansions, up to 4.8 MB, from memory).
+inline bool vec_epilogue_with_silu_of(const Epilogue& e, VecActivation& m, bool& add) {
+  if (vec_epilogue_of(e, m, add)) return true;
+  if (e.size() != (add ? 2u : 1u) || e.back().kind != PostOp::Kind::Silu) return false;
+  m = VecActivation::Silu;
+  return true;
+}
+
 namespace avx512 {
 constexpr int kLanes = 16;  // floats per vector
 }
