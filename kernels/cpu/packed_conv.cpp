@@ -95,6 +95,12 @@ bool own_grouped_enabled() {
   return on;
 }
 
+// JITCTL_NARROW=0 keeps layers of few output channels on oneDNN (to compare with NarrowConv).
+bool own_narrow_enabled() {
+  static const bool on = !switched_off("JITCTL_NARROW");
+  return on;
+}
+
 // JITCTL_IM2COL=0 keeps small-image convolutions on oneDNN (to compare with Im2colConv).
 bool own_im2col_enabled() {
   static const bool on = !switched_off("JITCTL_IM2COL");
@@ -203,6 +209,8 @@ PackedConv::PackedConv(Tensor weight, Tensor bias, ConvArgs args, Epilogue epilo
     grouped_ = std::make_unique<const GroupedConv>(weight_, bias_, args_, epilogue_);
   else if (own_grouped_enabled() && WideGroupedConv::suits(weight_, args_, epilogue_))
     wide_grouped_ = std::make_unique<const WideGroupedConv>(weight_, bias_, args_, epilogue_);
+  else if (own_narrow_enabled() && NarrowConv::suits(weight_, args_, epilogue_))
+    narrow_ = std::make_unique<const NarrowConv>(weight_, bias_, epilogue_);
   else if (own_im2col_enabled() && !pointwise_ && !depthwise_ && Im2colConv::suits(weight_, args_))
     im2col_ = std::make_unique<const Im2colConv>(weight_, bias_, epilogue_);
   if (WinogradConv::suits(weight_, args_)) winograd_ = std::make_unique<const WinogradConv>(weight_, bias_, epilogue_);
@@ -527,6 +535,17 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
   if (pointwise_ && two_d && channels_last_out && pointwise_->takes(input, residual, p.oh, p.ow)) {
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     pointwise_->run(pointwise_strided_ ? pixels_read(input, p) : input, residual, out);
+    return out;
+  }
+  if (narrow_ && channels_last_out && p.c <= kNarrowInputChannels && input.is_contiguous() && input.dim() == 4 && p.c > 1) {
+    // The network's own input (NCHW, RGB): interleaved first, as for oneDNN.
+    Tensor nhwc = new_output_strided(DType::Float32, input.sizes(), channels_last_strides(input.sizes()));
+    nchw_to_nhwc_narrow(static_cast<const float*>(input.data()), static_cast<float*>(nhwc.mutable_data()), p.n, p.c, p.h * p.w);
+    input = nhwc;
+  }
+  if (narrow_ && channels_last_out && narrow_->takes(input, residual, p)) {
+    Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+    narrow_->run(input, residual, p, out);
     return out;
   }
   if (grouped_ && two_d && channels_last_out && grouped_->takes(input, residual, p)) {

@@ -21,6 +21,7 @@
 #include "kernels/cpu/epilogue.h"
 #include "kernels/cpu/grouped_conv.h"
 #include "kernels/cpu/im2col_conv.h"
+#include "kernels/cpu/narrow_conv.h"
 #include "kernels/cpu/packed_conv3d.h"
 #include "kernels/cpu/pointwise_conv.h"
 #include "kernels/cpu/wide_grouped_conv.h"
@@ -107,6 +108,8 @@ class PackedConv {
   // Grouped 3x3 layers of 24 to 248 channels a group (a multiple of 8, not of 16) run on
   // WideGroupedConv (AVX-512).
   std::unique_ptr<const WideGroupedConv> wide_grouped_;
+  // Dense layers of at most 8 output channels (kernels over 1x1) run on NarrowConv.
+  std::unique_ptr<const NarrowConv> narrow_;
   // On AVX2, layers with few output pixels run as one GEMM on Im2colConv.
   std::unique_ptr<const Im2colConv> im2col_;
   // 3x3 stride-1 layers on larger channels-last images run on WinogradConv (AVX2, AVX-512), and

@@ -511,6 +511,26 @@ def fused_cases():
             name = f"pws{si}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, list(stride) if isinstance(stride, tuple) else [stride, stride], [0, 0], [1, 1], 1, res),
                        tuple(post), apply(base, post, res))
+    # Layers of at most 8 output channels for NarrowConv (channels-last, AVX2 and AVX-512): 3, 8
+    # and 16 input channels, strides 1 and 2, widths over several 16-pixel tiles (the last one
+    # overlapping), under 16 (tiles of 4) and under 4 (pixels alone), a 5x5 and a 3x5 kernel,
+    # padding 0, 1, 2 and unequal, 5 and 6 outputs (a partial vector, residual included), a batch
+    # of two, no bias, and a NaN kept by the activation.
+    ng = torch.Generator().manual_seed(17)  # its own stream
+    narrow = [((1, 3, 32, 32), 8, (3, 3), 1, (1, 1), True, None), ((2, 8, 13, 37), 8, (3, 3), 1, (1, 1), True, None),
+              ((1, 16, 15, 20), 6, (3, 3), 2, (1, 1), False, None), ((1, 8, 9, 3), 5, (3, 3), 1, (1, 1), True, None),
+              ((1, 3, 21, 25), 8, (5, 5), 2, (2, 2), True, None), ((1, 8, 12, 14), 8, (3, 5), 1, (1, 2), True, None),
+              ((1, 8, 10, 20), 8, (3, 3), 1, (1, 1), True, (0, 5, 3, 4)), ((1, 3, 20, 22), 8, (3, 3), 1, (0, 0), True, None)]
+    for ni, (xs, oc, k, stride, pad, with_bias, nan_at) in enumerate(narrow):
+        for post in [[]] + chains[:3] if ni == 0 else chains[:2] if nan_at is None else chains[:1] + chains[2:3]:
+            x, w = torch.randn(*xs, generator=ng), torch.randn(oc, xs[1], *k, generator=ng) / math.sqrt(xs[1] * k[0] * k[1])
+            b = torch.randn(oc, generator=ng) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b, stride, pad)
+            res = torch.randn(*base.shape, generator=ng) if any(p[0] == "add" for p in post) else None
+            name = f"nc{ni}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [stride, stride], list(pad), [1, 1], 1, res), tuple(post), apply(base, post, res))
     return c
 
 

@@ -18,6 +18,7 @@
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
 #include "kernels/cpu/depthwise_channels.h"
+#include "kernels/cpu/narrow_conv.h"
 #include "kernels/registry.h"
 
 namespace {
@@ -122,6 +123,9 @@ std::vector<Case> cases() {
   layer("pw_regnety_784_7_res", 784, 7, 784, 1, 1, true);
   layer("pw_regnet_32_112", 32, 112, 32, 1, 1, false);
   layer("pw_resnext_1024_14_512", 1024, 14, 512, 1, 1, false);
+  // ResNeXt-50's first-stage expansion at 56x56, with and without its residual.
+  layer("pw_resnext_128_56_256_res", 128, 56, 256, 1, 1, true);
+  layer("pw_resnext_128_56_256", 128, 56, 256, 1, 1, false);
   // Downsampling shortcuts, 1x1 of stride 2 (PointwiseConv on the pixels read; JITCTL_POINTWISE=0: oneDNN).
   layer("pws_resnet_256_56_512", 256, 56, 512, 1, 1, false, 2);
   layer("pws_resnext_512_28_1024", 512, 28, 1024, 1, 1, false, 2);
@@ -160,6 +164,24 @@ std::vector<Case> cases() {
     const Tensor x = randn({1, 3, hw, hw});
     c.push_back({name, "", {}, [conv, x] { conv->run(x, Tensor(), true); }});
   };
+  // Layers of at most 8 output channels (NarrowConv; JITCTL_NARROW=0: oneDNN): a small CNN's 3 -> 8
+  // and 8 -> 8 on 32x32, ReLU.
+  layer("narrow_8_32_8", 8, 32, 8, 3, 1, false);
+  layer("narrow_8_32_8_res", 8, 32, 8, 3, 1, true);
+  layer("narrow_8_112_8", 8, 112, 8, 3, 1, false);
+  layer("narrow_3_32_8", 3, 32, 8, 3, 1, false);
+  layer("narrow_16_56_4_s2", 16, 56, 4, 3, 1, false, 2);
+  {
+    // The same 8 -> 8 layer on NarrowConv alone, its output allocated once (PackedConv's own cost
+    // is the difference).
+    cpu::ConvArgs a;
+    a.stride = {1, 1}, a.padding = {1, 1}, a.dilation = {1, 1};
+    const Tensor w = randn({8, 8, 3, 3}), x = randn_channels_last(1, 8, 32, 32);
+    auto k = std::make_shared<cpu::NarrowConv>(w, randn({8}), cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
+    const cpu::ConvParams p = cpu::conv_params(x, w, Tensor(), a, "convolution");
+    auto out = std::make_shared<Tensor>(randn_channels_last(1, 8, 32, 32));
+    c.push_back({"narrow_only_8_32_8", "", {}, [k, x, p, out] { k->run(x, Tensor(), p, *out); }});
+  }
   stem("packed_stem_3x3s2_32_224", 32, 224);
   stem("packed_stem_3x3s2_24_224", 24, 224);
   // An expansion and its depthwise layer as the runtime's pair runs them (expand_depthwise.h, else
@@ -197,6 +219,8 @@ std::vector<Case> cases() {
   dw_channels("dw_channels_mnas_1152_7_5x5", 1152, 7, 5, 1);
   dw_channels("dw_channels_mnas_480_14_5x5", 480, 14, 5, 1);
   dw_channels("dw_channels_mnas_120_28_5x5", 120, 28, 5, 1);
+  dw_channels("dw_channels_mnas_32_112_3x3", 32, 112, 3, 1);
+  layer("dw_mnas_32_112_3x3", 32, 112, 32, 3, 32, false);
   // Linears with their weights packed once, as a frozen model's run: ViT-B/16's four (197 tokens).
   auto packed_linear = [&](const std::string& name, int64_t rows, int64_t k, int64_t n) {
     auto lin = std::make_shared<cpu::PackedLinear>(randn({n, k}), randn({n}), cpu::Epilogue{});
@@ -210,6 +234,7 @@ std::vector<Case> cases() {
   packed_linear("packed_linear_mlp_64x1024_4096", 64, 1024, 4096);
   packed_linear("packed_linear_mlp_64x4096_1024", 64, 4096, 1024);
   packed_linear("packed_linear_enc_128x256_1024", 128, 256, 1024);
+  packed_linear("packed_linear_mnas_1x1280_1000", 1, 1280, 1000);
   c.push_back({"linear_mlp_1024_4096", "aten::linear", {randn({64, 1024}), randn({4096, 1024}), randn({4096})}});
   c.push_back({"linear_mlp_4096_1024", "aten::linear", {randn({64, 4096}), randn({1024, 4096}), randn({1024})}});
   c.push_back({"mm_1024", "aten::mm", {randn({1024, 1024}), randn({1024, 1024})}});
@@ -257,7 +282,9 @@ int main(int argc, char** argv) {
     double total = 0;
     for (int i = 0; i < 200 && (i < 5 || total < 1000.0); ++i) {
       Stack s = c.args;
-      if (flush) std::memset(flush_buf.data(), i, flush_buf.size());
+      // Plain stores, not memset: glibc's memset of this size streams past the caches.
+      if (flush)
+        for (size_t b = 0; b < flush_buf.size(); b += 64) flush_buf[b] = static_cast<char>(flush_buf[b] + 1);
       const auto t0 = std::chrono::steady_clock::now();
       if (c.run)
         c.run();

@@ -271,10 +271,12 @@ bool switched_on(const char* name) {
 bool winograd_allowed() { return switched_on("JITCTL_WINOGRAD"); }
 bool pointwise_allowed() { return switched_on("JITCTL_POINTWISE"); }
 bool grouped_allowed() { return switched_on("JITCTL_GROUPED"); }
+bool narrow_allowed() { return switched_on("JITCTL_NARROW"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
-  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, wide_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0;
+  int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, wide_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0,
+      narrow_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -298,6 +300,17 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       const bool wide = grouped_allowed() && cpu::WideGroupedConv::suits(in[1].to_tensor(), a, e) &&
                         cpu::WideGroupedConv(in[1].to_tensor(), tensor_or_none(in[2]), a, e)
                             .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d"));
+      const bool narrow = narrow_allowed() && cpu::NarrowConv::suits(in[1].to_tensor(), a, e) &&
+                          cpu::NarrowConv(in[1].to_tensor(), tensor_or_none(in[2]), e)
+                              .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d"));
+      // The "nc" cases exist for NarrowConv (AVX-512 and AVX2): they must reach it. A contiguous
+      // input of up to 4 channels (a network's RGB image) is interleaved for it; wider ones go to
+      // oneDNN (which makes the NaN 0).
+      if (name.rfind("nc", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) {
+        CHECK(narrow);
+        ++narrow_cases;
+        if (!nan_case) check_close(conv.run(x, res_cl, true), want, name + " (contiguous input, channels-last output)");
+      }
       // The "gw" cases exist for WideGroupedConv (AVX-512 only): they must reach it.
       if (name.rfind("gw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) {
         CHECK(wide);
@@ -318,7 +331,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         const Tensor plain = conv.run(x, res, false);
         CHECK(plain.is_contiguous());
         check_close(plain, want, name + " (NCHW)");
-      } else if (!pointwise && !grouped && !wide && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
+      } else if (!pointwise && !grouped && !wide && !narrow && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
                                 !cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(channels_last_copy(x)))) {
         continue;
       }
@@ -399,6 +412,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(split_cases >= 6);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
+  if (cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) CHECK(narrow_cases >= 18);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
   CHECK(conv3d_cases >= 16);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(frame_cases >= 12);
