@@ -12,6 +12,13 @@ namespace jitctl {
 // ATen's default grain for elementwise loops.
 constexpr int64_t kGrainSize = 32768;
 
+// Below this much work (floating-point operations) per thread, waking the team and joining it
+// costs more than the second thread saves: a grain of items for parallel_for.
+constexpr double kMinFlopsPerThread = 3e5;
+inline int64_t grain_for_flops(double item_flops) {
+  return item_flops >= kMinFlopsPerThread ? 1 : static_cast<int64_t>(kMinFlopsPerThread / std::max(item_flops, 1.0));
+}
+
 template <class F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   if (begin >= end) return;

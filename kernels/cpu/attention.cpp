@@ -365,7 +365,8 @@ void k_sdpa(Stack& s) {
     const int64_t vs0 = v.strides()[v.dim() - 2], vs1 = v.strides()[v.dim() - 1];
     const int64_t ms0 = mask.defined() && mask.sizes()[mask.dim() - 2] != 1 ? mask.strides()[mask.dim() - 2] : 0;
     const int64_t ms1 = mask.defined() && mask.sizes().back() != 1 ? mask.strides().back() : 0;
-    parallel_for(0, nbatch, 1, [&](int64_t b0, int64_t b1) {
+    const double batch_flops = 2.0 * static_cast<double>(Lq * S) * static_cast<double>(E + Ev);
+    parallel_for(0, nbatch, grain_for_flops(batch_flops), [&](int64_t b0, int64_t b1) {
       std::vector<T> sc(static_cast<size_t>(Lq * S));
       std::vector<bool> keep(static_cast<size_t>(Lq * S));
       for (int64_t b = b0; b < b1; ++b) {

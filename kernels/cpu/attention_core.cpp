@@ -88,7 +88,10 @@ template <class T>
 void attention_heads(const T* q, const T* k, const T* v, int64_t ld, int64_t batch, int64_t seq, int64_t e, int64_t heads, T scale,
                      const AttentionMask& mask, T* ctx, int64_t ldc, T* weights) {
   const int64_t dh = e / heads;
-  parallel_for(0, batch * heads, 1, [&](int64_t u0, int64_t u1) {
+  // A head's two products; small heads (a 6-token sequence) share a thread: waking the team for
+  // them made a 2-thread call slower than a 1-thread one.
+  const double head_flops = 4.0 * static_cast<double>(seq * seq * dh);
+  parallel_for(0, batch * heads, grain_for_flops(head_flops), [&](int64_t u0, int64_t u1) {
     T* scores = weights ? nullptr : static_cast<T*>(scratch_buffer(ScratchSlot::AttentionScores, static_cast<size_t>(seq * seq) * sizeof(T)));
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t b = u / heads, h = u % heads;

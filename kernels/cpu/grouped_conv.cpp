@@ -20,8 +20,6 @@ int64_t lanes() { return cpu_features().isa == Isa::Avx512 ? avx512::kLanes : av
 // Output pixels of a row per register tile (kTile, per ISA below): two accumulators each (even
 // and odd steps of the group, so each output's sum is two chains of multiply-adds, not one as
 // long as the latency allows).
-// Below this much work per thread the team costs more than it saves (as SmallWorkOnOneThread).
-constexpr double kMinFlopsPerThread = 3e5;
 
 struct Job {
   const float* x;    // input, dense channels-last [N, H, W, C]
@@ -149,7 +147,7 @@ void GroupedConv::run(const Tensor& input, const Tensor& residual, const ConvPar
   j.lo = e.lo, j.hi = e.hi;
   const int64_t items = p.n * p.oh * (c_ / lanes_);
   const double item_flops = 2.0 * static_cast<double>(p.ow * lanes_ * per_group_ * 9);
-  const auto grain = static_cast<int64_t>(std::max(1.0, kMinFlopsPerThread / item_flops));
+  const int64_t grain = grain_for_flops(item_flops);
   const int g = static_cast<int>(per_group_), s = static_cast<int>(stride_);
   parallel_for(0, items, grain, [&](int64_t r0, int64_t r1) {
     if (lanes_ == avx512::kLanes)

@@ -135,9 +135,10 @@ void batched(const Tensor& a, const Tensor& b, const std::vector<int64_t>& batch
     }
     gemm<T>(ma, mb, c, p, alpha, gbeta);
   };
-  // Many small products: one per thread. Few large ones: the GEMM splits each over the team.
+  // Many small products: one per thread, tiny ones (attention's 6x8 by 8x6) several. Few large
+  // ones: the GEMM splits each over the team.
   if (count >= omp_get_max_threads() && count > 1) {
-    parallel_for(0, count, 1, [&](int64_t b0, int64_t b1) {
+    parallel_for(0, count, grain_for_flops(2.0 * static_cast<double>(n * k * p)), [&](int64_t b0, int64_t b1) {
       for (int64_t i = b0; i < b1; ++i) one(i);
     });
   } else {

@@ -18,8 +18,6 @@ namespace {
 using Mode = VecActivation;
 constexpr int kOut = 8;  // output channels a vector holds (OC is padded to it)
 constexpr int kMaxKernelRows = 8;  // the rows a window holds at most (rows()' ring)
-// Below this much work per thread the team costs more than it saves (as PointwiseConv's).
-constexpr double kMinFlopsPerThread = 3e5;
 
 struct Job {
   const float* x;    // input, dense channels-last
@@ -240,7 +238,7 @@ void NarrowConv::run(const Tensor& input, const Tensor& residual, const ConvPara
   j.lo = e.lo, j.hi = e.hi;
   const auto ring_bytes = static_cast<size_t>(kh_ * (p.pw + p.w + p.pw_after) * c_) * sizeof(float);
   const double row_flops = 2.0 * static_cast<double>(p.ow * kOut * c_ * kh_ * kw_);
-  const auto grain = static_cast<int64_t>(std::max(1.0, kMinFlopsPerThread / row_flops));
+  const int64_t grain = grain_for_flops(row_flops);
   const bool wide = cpu_features().isa == Isa::Avx512;
   parallel_for(0, p.n * p.oh, grain, [&](int64_t r0, int64_t r1) {
     auto* ring = static_cast<float*>(scratch_buffer(ScratchSlot::ConvSrc, ring_bytes));

@@ -26,8 +26,6 @@ constexpr int kMaxGroup = 4;  // output vectors per register tile
 // Pixels per chunk at most (the input's rows for them stay in L2 while every group of outputs
 // reads them).
 constexpr int64_t kChunkPixels = 96;
-// Below this much work per thread the team costs more than it saves (as SmallWorkOnOneThread).
-constexpr double kMinFlopsPerThread = 3e5;
 
 using Mode = VecActivation;  // Row is never used: suits() takes only the in-register ones
 
@@ -250,7 +248,7 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
   if (j.pixels >= threads * 6) chunks = (chunks + threads - 1) / threads * threads;
   const int64_t chunk_pixels = (j.pixels + chunks - 1) / chunks;
   const double item_flops = 2.0 * static_cast<double>(chunk_pixels * c_ * kMaxGroup * kLanes);
-  const auto grain = static_cast<int64_t>(std::max(1.0, kMinFlopsPerThread / item_flops));
+  const int64_t grain = grain_for_flops(item_flops);
   parallel_for(0, chunks * groups, grain, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t chunk = i / groups, g0 = i % groups * kMaxGroup;

@@ -21,8 +21,6 @@ using Mode = VecActivation;
 // 0.232 against 0.273 and 0.241; 48 0.585 against 0.716 and 0.628).
 constexpr int64_t kMinGroupWidth = 24;
 constexpr int64_t kMaxGroupWidth = 248;
-// Below this much work per thread the team costs more than it saves (as SmallWorkOnOneThread).
-constexpr double kMinFlopsPerThread = 3e5;
 
 // What a padded input column reads: at least kMaxGroupWidth zeros.
 alignas(64) constexpr float kZeros[kMaxGroupWidth] = {};
@@ -105,7 +103,7 @@ void WideGroupedConv::run(const Tensor& input, const Tensor& residual, const Con
   j.lo = e.lo, j.hi = e.hi;
   const int64_t items = p.n * p.oh * (c_ / per_group_);
   const double item_flops = 2.0 * static_cast<double>(p.ow * per_group_ * per_group_ * 9);
-  const auto grain = static_cast<int64_t>(std::max(1.0, kMinFlopsPerThread / item_flops));
+  const int64_t grain = grain_for_flops(item_flops);
   const int s = static_cast<int>(stride_);
   parallel_for(0, items, grain, [&](int64_t r0, int64_t r1) {
     rows_avx512_ymm(j, s, m, r0, r1);
