@@ -25,7 +25,7 @@ struct Job {
   float* y;          // output, dense channels-last
   const float* w;    // [KH][KW][C][8]
   const float* bias;  // [8]
-  int64_t c, oc, h, w_in, kh, kw, sh, sw, ph, pw, ph_after, pw_after, oh, ow;
+  int64_t c, oc, h, w_in, kh, kw, sh, sw, ph, pw, pw_after, oh, ow;
   float lo, hi;  // Mode::Clamp's bounds
 };
 
@@ -36,8 +36,8 @@ using avx2::splat;
 using avx2::vf;
 
 // Output pixels ox0 .. ox0 + R of one output row: rows[ky] is input row ky of the output row's
-// window, padded with zero pixels at both ends (null for the rows above or below the image), so
-// every tap reads inside its row. CT, ST: the input's channel count and the stride, known at
+// window, padded with zero pixels at both ends, so every tap reads inside its row; only the rows
+// [ky0, ky1) inside the image are read. CT, ST: the input's channel count and the stride, known at
 // compile time so that a tap's R input pixels are constant offsets from one pointer (with run-time
 // ones each needed its own register).
 template <int R, Mode M, bool Add, int CT, int ST>
@@ -234,7 +234,7 @@ void NarrowConv::run(const Tensor& input, const Tensor& residual, const ConvPara
   j.w = w_.data();
   j.bias = bias_.data();
   j.c = c_, j.oc = oc_, j.h = p.h, j.w_in = p.w, j.kh = kh_, j.kw = kw_;
-  j.sh = p.sh, j.sw = p.sw, j.ph = p.ph, j.pw = p.pw, j.ph_after = p.ph_after, j.pw_after = p.pw_after, j.oh = p.oh, j.ow = p.ow;
+  j.sh = p.sh, j.sw = p.sw, j.ph = p.ph, j.pw = p.pw, j.pw_after = p.pw_after, j.oh = p.oh, j.ow = p.ow;
   j.lo = e.lo, j.hi = e.hi;
   const auto ring_bytes = static_cast<size_t>(kh_ * (p.pw + p.w + p.pw_after) * c_) * sizeof(float);
   const double row_flops = 2.0 * static_cast<double>(p.ow * kOut * c_ * kh_ * kw_);
