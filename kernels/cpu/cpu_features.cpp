@@ -1,6 +1,7 @@
 #include "kernels/cpu/cpu_features.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -131,6 +132,9 @@ CpuFeatures detect() {
   cpu_set_t set;
   CPU_ZERO(&set);
   f.cores = sched_getaffinity(0, sizeof(set), &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  if (const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE); l2 >= (64 << 10)) f.l2_bytes = l2;
+#endif
   return f;
 }
 

@@ -21,6 +21,7 @@ struct CpuFeatures {
   int fma_units = 2;            // vector FMA instructions per cycle per core (of isa's width)
   int flops_per_cycle = 8;      // fp32 FLOP per cycle per core: fma_units * fp32_lanes * 2
   int cores = 1;                // logical CPUs this process may run on
+  int64_t l2_bytes = 1 << 20;   // one core's L2 (sysconf; 1 MiB when the system does not say)
 };
 
 // Detected once, on first use.

@@ -27,12 +27,13 @@ bool mode_of(const Epilogue& e, Mode& m) {
 }
 
 struct Geometry {
-  const float* x;
+  const float* x;     // input row x_row0 (the image's first row, or a band's)
   float* y;
   const float* w;     // [KH][KW][C]
   const float* bias;  // [C]
   int64_t c, h, w_in, ld, kh, kw, sh, sw, ph, pw, oh, ow;
   float lo, hi;
+  int64_t x_row0;
 };
 
 #ifdef JITCTL_TARGET_AVX512
@@ -80,8 +81,76 @@ JITCTL_AVX512_INLINE void block(const Geometry& g, __mmask16 k, __m512 bias, con
   }
 }
 
+// The same block for a kernel width KW and stride SW known at compile time: each input pixel of
+// a kernel row is loaded once and multiplied into every output of the block that reads it
+// (KW / SW of them), where block() loads it once per tap (a 3x3 layer: 3 loads per output
+// instead of 9, the loads having bounded it). Edge: some input columns of the block lie outside
+// the row (padding, or a short last block) and are skipped.
+template <Mode M, int NB, int KW, int SW, bool Edge>
+JITCTL_AVX512_INLINE void block_reuse(const Geometry& g, __mmask16 k, __m512 bias, const float* x, const float* w, float* y, int64_t ky0,
+                                      int64_t ky1, int64_t ix0, int n, vf lo, vf hi) {
+  constexpr int J = (NB - 1) * SW + KW;  // input columns the block reads
+  __m512 acc[NB];
+#pragma GCC unroll 16
+  for (int i = 0; i < NB; ++i) acc[i] = bias;
+  for (int64_t ky = ky0; ky < ky1; ++ky) {
+    const float* xrow = x + (ky * g.w_in + ix0) * g.ld;
+    __m512 wv[KW];
+#pragma GCC unroll 8
+    for (int kx = 0; kx < KW; ++kx) wv[kx] = _mm512_maskz_loadu_ps(k, w + (ky * KW + kx) * g.c);
+#pragma GCC unroll 64
+    for (int j = 0; j < J; ++j) {
+      if (Edge && (ix0 + j < 0 || ix0 + j >= g.w_in)) continue;
+      const __m512 xv = _mm512_maskz_loadu_ps(k, xrow + j * g.ld);
+#pragma GCC unroll 8
+      for (int kx = 0; kx < KW; ++kx) {
+        const int i = (j - kx) / SW;
+        if (j - kx >= 0 && (j - kx) % SW == 0 && i < NB) acc[i] = _mm512_fmadd_ps(xv, wv[kx], acc[i]);
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < NB; ++i) {
+    if (i >= n) break;
+    vf v = reinterpret_cast<vf>(acc[i]);
+    if constexpr (M == Mode::Silu)
+      v = reinterpret_cast<vf>(silu16(reinterpret_cast<__m512>(v)));
+    else
+      v = activate<M>(v, lo, hi);
+    _mm512_mask_storeu_ps(y + i * g.ld, k, reinterpret_cast<__m512>(v));
+  }
+}
+
+// Output rows [oy0, oy1) of channels [c0, c1), row by row, each row channel vector by channel
+// vector, with block_reuse: so a band of rows can be run as soon as its input rows exist.
+template <Mode M, int NB, int KW, int SW>
+JITCTL_TARGET_AVX512 void rows_reuse_avx512(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
+  const vf lo = avx512::splat(g.lo), hi = avx512::splat(g.hi);
+  constexpr int64_t J = (NB - 1) * SW + KW;
+  const int64_t blocks = (g.ow + NB - 1) / NB;
+  for (int64_t oy = oy0; oy < oy1; ++oy) {
+    const int64_t iy0 = oy * g.sh - g.ph;
+    const int64_t ky0 = std::max<int64_t>(0, -iy0), ky1 = std::min(g.kh, g.h - iy0);
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t ox0 = b * NB, ix0 = ox0 * SW - g.pw;
+      const int n = static_cast<int>(std::min<int64_t>(NB, g.ow - ox0));
+      const bool edge = ix0 < 0 || ix0 + J > g.w_in;
+      for (int64_t c = c0; c < c1; c += avx512::kLanes) {
+        const __mmask16 k = c1 - c >= avx512::kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (c1 - c)) - 1);
+        const __m512 bias = _mm512_maskz_loadu_ps(k, g.bias + c);
+        const float* x = g.x + (iy0 - g.x_row0) * g.w_in * g.ld + c;
+        float* y = g.y + (oy * g.ow + ox0) * g.ld + c;
+        if (edge)
+          block_reuse<M, NB, KW, SW, true>(g, k, bias, x, g.w + c, y, ky0, ky1, ix0, n, lo, hi);
+        else
+          block_reuse<M, NB, KW, SW, false>(g, k, bias, x, g.w + c, y, ky0, ky1, ix0, n, lo, hi);
+      }
+    }
+  }
+}
+
 template <Mode M, int NB>
-JITCTL_TARGET_AVX512 void channels_avx512(const Geometry& g, int64_t c0, int64_t c1) {
+JITCTL_TARGET_AVX512 void channels_avx512(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
   const vf lo = avx512::splat(g.lo), hi = avx512::splat(g.hi);
   const int64_t blocks = (g.ow + NB - 1) / NB;
   // valid[b * kw + kx]: which outputs of block b read inside the row at tap kx.
@@ -95,23 +164,36 @@ JITCTL_TARGET_AVX512 void channels_avx512(const Geometry& g, int64_t c0, int64_t
   for (int64_t c = c0; c < c1; c += avx512::kLanes) {
     const __mmask16 k = c1 - c >= avx512::kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (c1 - c)) - 1);
     const __m512 bias = _mm512_maskz_loadu_ps(k, g.bias + c);
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
       const int64_t iy0 = oy * g.sh - g.ph;
       const int64_t ky0 = std::max<int64_t>(0, -iy0), ky1 = std::min(g.kh, g.h - iy0);
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t ox0 = b * NB;
-        block<M, NB>(g, k, bias, g.x + iy0 * g.w_in * g.ld + c, g.w + c, g.y + (oy * g.ow + ox0) * g.ld + c, ky0, ky1, ox0 * g.sw - g.pw,
+        block<M, NB>(g, k, bias, g.x + (iy0 - g.x_row0) * g.w_in * g.ld + c, g.w + c, g.y + (oy * g.ow + ox0) * g.ld + c, ky0, ky1, ox0 * g.sw - g.pw,
                      static_cast<int>(std::min<int64_t>(NB, g.ow - ox0)), valid.data() + b * g.kw, lo, hi);
       }
     }
   }
 }
 
+template <Mode M, int KW, int SW>
+void reuse_for(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
+  // Blocks of 14 for widths 14 to 112, 7 for 7 (MobileNet's, MNASNet's, EfficientNet's), else 8.
+  if (g.ow % 14 == 0) return rows_reuse_avx512<M, 14, KW, SW>(g, c0, c1, oy0, oy1);
+  if (g.ow % 7 == 0) return rows_reuse_avx512<M, 7, KW, SW>(g, c0, c1, oy0, oy1);
+  rows_reuse_avx512<M, 8, KW, SW>(g, c0, c1, oy0, oy1);
+}
+
 template <Mode M>
-void channels_for(const Geometry& g, int64_t c0, int64_t c1) {
-  // Blocks of 7 for widths 7, 14, 28 and 56 (MobileNet's and MNASNet's), else of 8.
-  if (g.ow % 7 == 0) return channels_avx512<M, 7>(g, c0, c1);
-  channels_avx512<M, 8>(g, c0, c1);
+void channels_for(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
+  if (g.kw == 3 && g.sw == 1) return reuse_for<M, 3, 1>(g, c0, c1, oy0, oy1);
+  if (g.kw == 3 && g.sw == 2) return reuse_for<M, 3, 2>(g, c0, c1, oy0, oy1);
+  if (g.kw == 5 && g.sw == 1) return reuse_for<M, 5, 1>(g, c0, c1, oy0, oy1);
+  if (g.kw == 5 && g.sw == 2) return reuse_for<M, 5, 2>(g, c0, c1, oy0, oy1);
+  if (g.kw == 7 && g.sw == 1) return reuse_for<M, 7, 1>(g, c0, c1, oy0, oy1);
+  // Other widths and strides: one load per tap.
+  if (g.ow % 7 == 0) return channels_avx512<M, 7>(g, c0, c1, oy0, oy1);
+  channels_avx512<M, 8>(g, c0, c1, oy0, oy1);
 }
 
 #endif  // JITCTL_TARGET_AVX512
@@ -153,20 +235,25 @@ DepthwiseChannels::DepthwiseChannels(const Tensor& weight, const Tensor& bias, c
 }
 
 void DepthwiseChannels::run(const float* x, int64_t h, int64_t w, int64_t ld, int64_t c0, int64_t c1, float* y) const {
+  run_rows(x, 0, h, w, ld, c0, c1, 0, out_h(h), y);
+}
+
+void DepthwiseChannels::run_rows(const float* x, int64_t x_row0, int64_t h, int64_t w, int64_t ld, int64_t c0, int64_t c1, int64_t oy0,
+                                 int64_t oy1, float* y) const {
 #ifdef JITCTL_TARGET_AVX512
   Mode m = Mode::None;
   mode_of(epilogue_, m);
-  Geometry g{x, y, w_.data(), bias_.data(), c_, h, w, ld, kh_, kw_, sh_, sw_, ph_, pw_, out_h(h), out_w(w), 0.0f, 0.0f};
+  Geometry g{x, y, w_.data(), bias_.data(), c_, h, w, ld, kh_, kw_, sh_, sw_, ph_, pw_, out_h(h), out_w(w), 0.0f, 0.0f, x_row0};
   if (!epilogue_.empty()) g.lo = epilogue_[0].a, g.hi = epilogue_[0].b;
   switch (m) {
-    case Mode::Relu: return channels_for<Mode::Relu>(g, c0, c1);
-    case Mode::Clamp: return channels_for<Mode::Clamp>(g, c0, c1);
-    case Mode::Hardswish: return channels_for<Mode::Hardswish>(g, c0, c1);
-    case Mode::Silu: return channels_for<Mode::Silu>(g, c0, c1);
-    default: return channels_for<Mode::None>(g, c0, c1);
+    case Mode::Relu: return channels_for<Mode::Relu>(g, c0, c1, oy0, oy1);
+    case Mode::Clamp: return channels_for<Mode::Clamp>(g, c0, c1, oy0, oy1);
+    case Mode::Hardswish: return channels_for<Mode::Hardswish>(g, c0, c1, oy0, oy1);
+    case Mode::Silu: return channels_for<Mode::Silu>(g, c0, c1, oy0, oy1);
+    default: return channels_for<Mode::None>(g, c0, c1, oy0, oy1);
   }
 #else
-  (void)x, (void)h, (void)w, (void)ld, (void)c0, (void)c1, (void)y;
+  (void)x, (void)x_row0, (void)h, (void)w, (void)ld, (void)c0, (void)c1, (void)oy0, (void)oy1, (void)y;
 #endif
 }
 

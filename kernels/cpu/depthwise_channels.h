@@ -1,18 +1,24 @@
 #pragma once
-// A depthwise float32 convolution over a range of the channels of a small channels-last image,
-// on the calling thread: the second layer of expand_depthwise's split by channels (a 7x7 to 28x28
-// image), where each thread expands its own channels and runs this layer on them, reading
-// nothing another thread wrote.
+// A depthwise float32 convolution over a range of the channels and rows of a channels-last
+// image, on the calling thread. Three callers:
+//  - PackedConv, for depthwise layers whose input and output fit in L2 together (split over the
+//    threads by rows and 64-channel runs);
+//  - expand_depthwise's bands, on the expanded rows a band holds (instead of a oneDNN call per band);
+//  - expand_depthwise's split by channels (a 7x7 to 28x28 image), where each thread expands its
+//    own channels and runs this layer on them, reading nothing another thread wrote. Run apart on
+//    two threads, PointwiseConv splits those expansions by output channels and oneDNN's depthwise
+//    kernel splits its layer by rows, so half of what the depthwise layer read came from the
+//    other core's cache (kernel_bench expand_dw_mnas_192_7_1152_k5: 0.155 ms on two threads
+//    against 0.227 on one).
 //
-// Why: run apart on two threads, PointwiseConv splits those expansions by output channels and
-// oneDNN's depthwise kernel splits its layer by rows, so half of what the depthwise layer read
-// came from the other core's cache, and a 7-row image split 4:3 (kernel_bench
-// expand_dw_mnas_192_7_1152_k5: 0.155 ms on two threads against 0.227 on one).
-//
-// The kernel walks 16-channel vectors (a masked last one), and in each output row blocks of up
-// to 8 output pixels whose accumulators stay in registers while the taps' weights are loaded
-// once per block. Any kernel size, stride and symmetric padding, no dilation; the epilogue none,
-// ReLU, ReLU6/clamp, hardswish or SiLU. AVX-512 only (where PointwiseConv runs the expansion).
+// The kernel walks output rows, blocks of 7, 8 or 14 output pixels across each row, and 16-channel
+// vectors (a masked last one) in each block; a block's accumulators stay in registers. For kernel
+// widths 3, 5 and 7 (and strides 1 and 2 for 3 and 5) each input pixel of a kernel row is loaded
+// once and multiplied into every output that reads it; other widths load it once per tap.
+// kernel_bench, one thread, oneDNN's kernel -> this one: 480 channels 14x14 5x5 58 -> 42 us,
+// 1152 7x7 5x5 32 -> 27, 384 14x14 7x7 79 -> 54; but 144 56x56 3x3, whose 3.6 MB stream from L3,
+// 89 -> 106 (PackedConv keeps such layers on oneDNN). Any kernel size, stride and symmetric
+// padding, no dilation; the epilogue none, ReLU, ReLU6/clamp, hardswish or SiLU. AVX-512 only.
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +44,11 @@ class DepthwiseChannels {
   // Channels [c0, c1) of one image: x [h][w] pixels, channel ch of a pixel at x + pixel * ld + ch;
   // y [out_h(h)][out_w(w)] pixels ld apart as well. h + 2 * padding must cover the kernel.
   void run(const float* x, int64_t h, int64_t w, int64_t ld, int64_t c0, int64_t c1, float* y) const;
+  // Output rows [oy0, oy1) only, y still pointing at output row 0, from input rows held from row
+  // x_row0 on at x: a band of an image's rows run once they exist (the rows above x_row0 are not
+  // read: the first output row's top tap must be at x_row0 or below, or in the padding).
+  void run_rows(const float* x, int64_t x_row0, int64_t h, int64_t w, int64_t ld, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1,
+                float* y) const;
 
  private:
   int64_t c_, kh_, kw_, sh_, sw_, ph_, pw_;

@@ -109,6 +109,7 @@ Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, c
   if (const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads(); n % threads != 0 && bands_per_image >= threads)
     bands_per_image = std::min(oh, (bands_per_image + threads - 1) / threads * threads);
 
+  const DepthwiseChannels* dc = depthwise.depthwise_channels();
   Tensor out = new_output_strided(DType::Float32, {n, e, oh, ow}, channels_last_strides({n, e, oh, ow}));
   const float* x = static_cast<const float*>(input.data());
   float* y = static_cast<float*>(out.mutable_data());
@@ -137,7 +138,13 @@ Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, c
         r = r_end;
       }
       have_image = img, have0 = i0, have1 = i1;
-      depthwise.rows_from_band(bp, buf, y + (img * oh + o0) * ow * e);
+      // The zero rows standing for the padding are not read by DepthwiseChannels (it skips taps
+      // outside the image); oneDNN's primitive for the band reads them.
+      if (dc)
+        dc->run_rows(buf + std::max<int64_t>(0, -i0) * row_floats, std::max<int64_t>(0, i0), h, w, e, 0, e, o0, o0 + rows,
+                     y + img * oh * ow * e);
+      else
+        depthwise.rows_from_band(bp, buf, y + (img * oh + o0) * ow * e);
     }
   });
   return out;

@@ -58,6 +58,8 @@ class PackedConv {
 
   // Whether `input` (with `residual`) runs on PointwiseConv, strided layers included. For tests.
   bool runs_pointwise(const Tensor& input, const Tensor& residual) const;
+  // Whether `input` runs on DepthwiseChannels (a depthwise layer, AVX-512). For tests.
+  bool runs_depthwise_channels(const Tensor& input) const;
 
   const Tensor& weight() const { return weight_; }
   const ConvArgs& args() const { return args_; }
@@ -84,6 +86,7 @@ class PackedConv {
   struct Primitive;
   std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;
   static Tensor pixels_read(const Tensor& input, const ConvParams& p);
+  const DepthwiseChannels* depthwise_channels_for(const Tensor& input, const ConvParams& p) const;
   Tensor run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_tiny_pointwise(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_blocked(const Tensor& input, const Tensor& residual, const ConvParams& p, const Primitive& plan, bool channels_last_out) const;

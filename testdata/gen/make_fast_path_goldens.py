@@ -531,6 +531,28 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=ng) if any(p[0] == "add" for p in post) else None
             name = f"nc{ni}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [stride, stride], list(pad), [1, 1], 1, res), tuple(post), apply(base, post, res))
+    # Depthwise layers for DepthwiseChannels (channels-last, AVX-512, input and output within L2):
+    # kernels 3x3 of stride 2, 5x5 of strides 1 and 2, 7x7, 3x5, 1x3 and 9x9 (one load a tap),
+    # widths of whole 14- and 7-pixel blocks and off them, narrower than a block's reach and than
+    # the kernel, channel counts off the vector width (a masked last vector) and over 64 (a row's
+    # channels split over items), padding 0 to 4 and unequal, a batch of two, no bias, every
+    # epilogue it takes, and a NaN kept by the activation.
+    dg = torch.Generator().manual_seed(18)  # its own stream
+    dcs = [((1, 24, 13, 28), (3, 3), 2, (1, 1), True, None), ((1, 40, 14, 14), (5, 5), 1, (2, 2), True, None),
+           ((2, 72, 11, 21), (5, 5), 2, (2, 2), False, None), ((1, 96, 14, 7), (7, 7), 1, (3, 3), True, None),
+           ((1, 20, 9, 10), (3, 5), 1, (1, 2), True, None), ((1, 16, 5, 3), (5, 5), 1, (2, 2), True, None),
+           ((1, 136, 6, 9), (1, 3), 1, (0, 1), True, None), ((1, 32, 12, 12), (9, 9), 1, (4, 4), True, None),
+           ((1, 48, 10, 30), (3, 3), 1, (0, 0), True, None), ((1, 24, 12, 16), (5, 5), 1, (2, 2), True, (0, 7, 4, 6))]
+    for di, (xs, k, stride, pad, with_bias, nan_at) in enumerate(dcs):
+        for post in [[]] + chains[:1] + chains[2:11] if di == 0 else chains[:1] + chains[2:3] + chains[4:6] if nan_at else chains[:1]:
+            ch = xs[1]
+            x, w = torch.randn(*xs, generator=dg), torch.randn(ch, 1, *k, generator=dg) / math.sqrt(k[0] * k[1])
+            b = torch.randn(ch, generator=dg) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b, stride, pad, 1, ch)
+            name = f"dc{di}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [stride, stride], list(pad), [1, 1], ch, None), tuple(post), apply(base, post, None))
     return c
 
 

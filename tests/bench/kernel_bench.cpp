@@ -207,7 +207,8 @@ std::vector<Case> cases() {
   expand_dw("expand_dw_mnas_96_14_576_k5_s2", 96, 14, 576, 2, 5);
   expand_dw("expand_dw_mnas_40_28_120_k5", 40, 28, 120, 1, 5);
   // DepthwiseChannels alone, all channels on the calling thread (the depthwise half of the pairs
-  // above split by channels); compare with dw_mnas_ (oneDNN's kernel, through PackedConv).
+  // above split by channels); compare with dw_mnas_ (through PackedConv: oneDNN's kernel with
+  // JITCTL_DEPTHWISE=0, or for layers that outgrow L2).
   auto dw_channels = [&](const std::string& name, int64_t ch, int64_t hw, int64_t k, int64_t s) {
     cpu::ConvArgs dw;
     dw.stride = {s, s}, dw.padding = {k / 2, k / 2}, dw.dilation = {1, 1}, dw.groups = ch;
@@ -221,6 +222,12 @@ std::vector<Case> cases() {
   dw_channels("dw_channels_mnas_120_28_5x5", 120, 28, 5, 1);
   dw_channels("dw_channels_mnas_32_112_3x3", 32, 112, 3, 1);
   layer("dw_mnas_32_112_3x3", 32, 112, 32, 3, 32, false);
+  // A layer that streams from L3 (PackedConv keeps it on oneDNN) and one that stays in L2 (it runs
+  // on DepthwiseChannels): MobileNetV2's 144 channels on 56x56, a 7x7 kernel as ConvNeXt's.
+  dw_channels("dw_channels_mbv2_144_56_3x3", 144, 56, 3, 1);
+  layer("dw_mbv2_144_56_3x3", 144, 56, 144, 3, 144, false);
+  dw_channels("dw_channels_384_14_7x7", 384, 14, 7, 1);
+  layer("dw_384_14_7x7", 384, 14, 384, 7, 384, false);
   // Linears with their weights packed once, as a frozen model's run: ViT-B/16's four (197 tokens).
   auto packed_linear = [&](const std::string& name, int64_t rows, int64_t k, int64_t n) {
     auto lin = std::make_shared<cpu::PackedLinear>(randn({n, k}), randn({n}), cpu::Epilogue{});

@@ -272,11 +272,12 @@ bool winograd_allowed() { return switched_on("JITCTL_WINOGRAD"); }
 bool pointwise_allowed() { return switched_on("JITCTL_POINTWISE"); }
 bool grouped_allowed() { return switched_on("JITCTL_GROUPED"); }
 bool narrow_allowed() { return switched_on("JITCTL_NARROW"); }
+bool depthwise_allowed() { return switched_on("JITCTL_DEPTHWISE"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
   int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, wide_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0,
-      narrow_cases = 0;
+      narrow_cases = 0, depthwise_channels_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -321,6 +322,14 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         CHECK(grouped);
         ++grouped_cases;
       }
+      // The "dc" cases exist for DepthwiseChannels (AVX-512 only): those whose epilogue it takes
+      // must reach it.
+      const bool depthwise_channels = conv.runs_depthwise_channels(x_cl);
+      if (name.rfind("dc", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && depthwise_allowed() &&
+          cpu::DepthwiseChannels::suits(in[1].to_tensor(), a, e)) {
+        CHECK(depthwise_channels);
+        ++depthwise_channels_cases;
+      }
       // The "pw" cases (and "pws", strided) exist for PointwiseConv (AVX-512 only): they must reach it.
       if (name.rfind("pw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) {
         CHECK(pointwise);
@@ -331,7 +340,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         const Tensor plain = conv.run(x, res, false);
         CHECK(plain.is_contiguous());
         check_close(plain, want, name + " (NCHW)");
-      } else if (!pointwise && !grouped && !wide && !narrow && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
+      } else if (!pointwise && !grouped && !wide && !narrow && !depthwise_channels && (!cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e) ||
                                 !cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e).takes(channels_last_copy(x)))) {
         continue;
       }
@@ -414,6 +423,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) CHECK(narrow_cases >= 18);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
+  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && depthwise_allowed()) CHECK(depthwise_channels_cases >= 16);
   CHECK(conv3d_cases >= 16);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(frame_cases >= 12);
 }
