@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 namespace jitctl {
 
@@ -13,10 +14,19 @@ namespace jitctl {
 constexpr int64_t kGrainSize = 32768;
 
 // Below this much work (floating-point operations) per thread, waking the team and joining it
-// costs more than the second thread saves: a grain of items for parallel_for.
+// costs more than the second thread saves: a grain of items for parallel_for. 3e5 by default;
+// JITCTL_SMALL_WORK_FLOPS=N moves it (for jitctl's kernels and oneDNN's calls alike), 0 turns it off.
 constexpr double kMinFlopsPerThread = 3e5;
+inline double min_flops_per_thread() {
+  static const double v = [] {
+    const char* e = std::getenv("JITCTL_SMALL_WORK_FLOPS");
+    return e && *e ? std::max(0.0, std::atof(e)) : kMinFlopsPerThread;
+  }();
+  return v;
+}
 inline int64_t grain_for_flops(double item_flops) {
-  return item_flops >= kMinFlopsPerThread ? 1 : static_cast<int64_t>(kMinFlopsPerThread / std::max(item_flops, 1.0));
+  const double min = min_flops_per_thread();
+  return item_flops >= min ? 1 : static_cast<int64_t>(min / std::max(item_flops, 1.0));
 }
 
 template <class F>

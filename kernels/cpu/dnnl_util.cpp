@@ -151,15 +151,9 @@ dnnl::memory dnnl_memory_of(const Tensor& t, const dnnl::memory::desc& d) {
 
 namespace {
 
-// About 2-5 us of work on one core here; measured with JITCTL_SMALL_WORK_FLOPS (tests/bench).
-// The same default as jitctl's own kernels' grain (kernels/parallel.h).
-double small_work_flops() {
-  static const double v = [] {
-    const char* e = std::getenv("JITCTL_SMALL_WORK_FLOPS");
-    return e ? std::atof(e) : kMinFlopsPerThread;
-  }();
-  return v;
-}
+// About 2-5 us of work on one core here; measured with JITCTL_SMALL_WORK_FLOPS (tests/bench),
+// which moves jitctl's own kernels' grain with it (kernels/parallel.h).
+double small_work_flops() { return min_flops_per_thread(); }
 
 }  // namespace
 

@@ -233,7 +233,7 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
   // 0.59x its one-thread time on two threads.
   if (oc_ > j.pixels) {
     const double flops = 2.0 * static_cast<double>(j.pixels * c_ * vectors * kLanes);
-    const int64_t teams = std::clamp<int64_t>(static_cast<int64_t>(flops / kMinFlopsPerThread), 1, std::min(threads, vectors));
+    const int64_t teams = std::clamp<int64_t>(static_cast<int64_t>(flops / std::max(min_flops_per_thread(), 1.0)), 1, std::min(threads, vectors));
     parallel_for(0, teams, 1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t)
         vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vectors, vectors * t / teams, vectors * (t + 1) / teams, 0, j.pixels);
