@@ -40,6 +40,21 @@ struct Geometry {
 
 using avx512::vf;
 
+// The first n of a block's NB accumulators, activated, to outputs ld floats apart (channel mask k).
+template <Mode M, int NB>
+JITCTL_AVX512_INLINE void store(const __m512* acc, int n, float* y, int64_t ld, __mmask16 k, vf lo, vf hi) {
+#pragma GCC unroll 16
+  for (int i = 0; i < NB; ++i) {
+    if (i >= n) break;
+    vf v = reinterpret_cast<vf>(acc[i]);
+    if constexpr (M == Mode::Silu)
+      v = reinterpret_cast<vf>(silu16(reinterpret_cast<__m512>(v)));
+    else
+      v = activate<M>(v, lo, hi);
+    _mm512_mask_storeu_ps(y + i * ld, k, reinterpret_cast<__m512>(v));
+  }
+}
+
 // One channel vector (mask k) of output row oy, pixels [ox0, ox0 + n), n <= NB: NB accumulators
 // in registers, each tap's weight loaded once for the block. valid[kx]: bit i set when output
 // ox0 + i reads a pixel inside the row at tap kx (precomputed per block; the same for every row
@@ -69,16 +84,7 @@ JITCTL_AVX512_INLINE void block(const Geometry& g, __mmask16 k, __m512 bias, con
       }
     }
   }
-#pragma GCC unroll 8
-  for (int i = 0; i < NB; ++i) {
-    if (i >= n) break;
-    vf v = reinterpret_cast<vf>(acc[i]);
-    if constexpr (M == Mode::Silu)
-      v = reinterpret_cast<vf>(silu16(reinterpret_cast<__m512>(v)));
-    else
-      v = activate<M>(v, lo, hi);
-    _mm512_mask_storeu_ps(y + i * g.ld, k, reinterpret_cast<__m512>(v));
-  }
+  store<M, NB>(acc, n, y, g.ld, k, lo, hi);
 }
 
 // The same block for a kernel width KW and stride SW known at compile time: each input pixel of
@@ -109,20 +115,12 @@ JITCTL_AVX512_INLINE void block_reuse(const Geometry& g, __mmask16 k, __m512 bia
       }
     }
   }
-#pragma GCC unroll 16
-  for (int i = 0; i < NB; ++i) {
-    if (i >= n) break;
-    vf v = reinterpret_cast<vf>(acc[i]);
-    if constexpr (M == Mode::Silu)
-      v = reinterpret_cast<vf>(silu16(reinterpret_cast<__m512>(v)));
-    else
-      v = activate<M>(v, lo, hi);
-    _mm512_mask_storeu_ps(y + i * g.ld, k, reinterpret_cast<__m512>(v));
-  }
+  store<M, NB>(acc, n, y, g.ld, k, lo, hi);
 }
 
-// Output rows [oy0, oy1) of channels [c0, c1), row by row, each row channel vector by channel
-// vector, with block_reuse: so a band of rows can be run as soon as its input rows exist.
+// Output rows [oy0, oy1) of channels [c0, c1) with block_reuse: row by row, each row block by
+// block, each block channel vector by channel vector (a block's pixels are then read as whole
+// lines one after the other). A band of rows can run as soon as its input rows exist.
 template <Mode M, int NB, int KW, int SW>
 JITCTL_TARGET_AVX512 void rows_reuse_avx512(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
   const vf lo = avx512::splat(g.lo), hi = avx512::splat(g.hi);
