@@ -9,7 +9,8 @@
 //
 // Each thread takes consecutive bands of one image: it expands the input rows a band reads into
 // its scratch (rows the band before also read are moved down, not computed again), then runs the
-// depthwise layer's oneDNN primitive on them, with rows of zeros for the vertical padding. The
+// depthwise layer on them: on DepthwiseChannels where it takes the layer (AVX-512), else the
+// layer's oneDNN primitive, with rows of zeros for the vertical padding. The
 // expansion runs on PointwiseConv where that takes it (AVX-512), else on its oneDNN primitive per
 // band. Capped at AVX2 (JITCTL_ISA=avx2; the median of six interleaved runs' fastest calls),
 // MobileNetV2 took 7.31 against 7.44 ms run apart at 1 thread, 4.40 against 4.60 at 2;
