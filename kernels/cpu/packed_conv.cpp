@@ -520,6 +520,27 @@ bool PackedConv::runs_depthwise_channels(const Tensor& input) const {
   return depthwise_channels_for(input, conv_params(input, weight_, bias_, args_, "convolution")) != nullptr;
 }
 
+// Items of one output row x up to 64 channels, split in consecutive runs over the threads (a
+// 7-row image splits evenly); each thread's run is one call per row it touches. The input is
+// dense channels-last (depthwise_channels_for).
+Tensor PackedConv::run_depthwise_channels(const DepthwiseChannels& dc, const Tensor& input, const ConvParams& p) const {
+  Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
+  const auto* x = static_cast<const float*>(input.data());
+  auto* y = static_cast<float*>(out.mutable_data());
+  constexpr int64_t kChannels = 64;
+  const int64_t groups = (p.c + kChannels - 1) / kChannels;
+  const double item_flops = 2.0 * static_cast<double>(p.ow * std::min(p.c, kChannels) * p.kh * p.kw);
+  parallel_for(0, p.n * p.oh * groups, grain_for_flops(item_flops), [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1;) {
+      const int64_t img = i / (p.oh * groups), oy = i / groups % p.oh, g0 = i % groups, g1 = std::min(groups, g0 + (i1 - i));
+      dc.run_rows(x + img * p.h * p.w * p.c, 0, p.h, p.w, p.c, g0 * kChannels, std::min(p.c, g1 * kChannels), oy, oy + 1,
+                  y + img * p.oh * p.ow * p.c);
+      i += g1 - g0;
+    }
+  });
+  return out;
+}
+
 bool PackedConv::runs_pointwise(const Tensor& input, const Tensor& residual) const {
   if (!pointwise_) return false;
   const ConvParams p = conv_params(input, weight_, bias_, args_, "convolution");
@@ -591,29 +612,8 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
     depthwise_->run(input, p, out);
     return out;
   }
-  if (channels_last_out) {
-    if (const DepthwiseChannels* dc = depthwise_channels_for(input, p)) {
-      const int64_t ld = channels_last_pixel_stride(input);
-      Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
-      const auto* x = static_cast<const float*>(input.data());
-      auto* y = static_cast<float*>(out.mutable_data());
-      // Items of one output row x up to 64 channels, split in consecutive runs over the threads
-      // (a 7-row image splits evenly); each thread's run is one call per row it touches.
-      constexpr int64_t kChannels = 64;
-      const int64_t groups = (p.c + kChannels - 1) / kChannels;
-      const int64_t image_step = input.strides()[0];
-      const double item_flops = 2.0 * static_cast<double>(p.ow * std::min(p.c, kChannels) * p.kh * p.kw);
-      parallel_for(0, p.n * p.oh * groups, grain_for_flops(item_flops), [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1;) {
-          const int64_t img = i / (p.oh * groups), oy = i / groups % p.oh, g0 = i % groups, g1 = std::min(groups, g0 + (i1 - i));
-          dc->run_rows(x + img * image_step, 0, p.h, p.w, ld, g0 * kChannels, std::min(p.c, g1 * kChannels), oy, oy + 1,
-                       y + img * p.oh * p.ow * p.c);
-          i += g1 - g0;
-        }
-      });
-      return out;
-    }
-  }
+  if (const DepthwiseChannels* dc = channels_last_out ? depthwise_channels_for(input, p) : nullptr)
+    return run_depthwise_channels(*dc, input, p);
   const SmallWorkOnOneThread small(flops);
   const auto prim_ref = primitive_for(p);
   const Primitive& plan = *prim_ref;

@@ -87,6 +87,7 @@ class PackedConv {
   std::shared_ptr<const Primitive> primitive_for(const ConvParams& p) const;
   static Tensor pixels_read(const Tensor& input, const ConvParams& p);
   const DepthwiseChannels* depthwise_channels_for(const Tensor& input, const ConvParams& p) const;
+  Tensor run_depthwise_channels(const DepthwiseChannels& dc, const Tensor& input, const ConvParams& p) const;
   Tensor run_pointwise_1x1(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_tiny_pointwise(const Tensor& input, const Tensor& residual, const ConvParams& p, bool channels_last_out) const;
   Tensor run_blocked(const Tensor& input, const Tensor& residual, const ConvParams& p, const Primitive& plan, bool channels_last_out) const;
