@@ -5,6 +5,7 @@
 #include "kernels/cpu/simd_vectors.h"
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/cpu/grouped_conv.h"
+#include "kernels/cpu/grouped_panels_avx2.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/parallel.h"
 
@@ -57,11 +58,12 @@ JITCTL_TARGET_AVX512 void rows_avx512_ymm(const Job& j, int s, Mode m, int64_t r
 
 bool WideGroupedConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
 #ifdef JITCTL_TARGET_AVX512
-  if (cpu_features().isa != Isa::Avx512 || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
+  if (cpu_features().isa == Isa::Generic || weight.dtype() != DType::Float32 || weight.dim() != 4) return false;
   const auto& ws = weight.sizes();
   const int64_t g = ws[1];
-  if (g < kMinGroupWidth || g > kMaxGroupWidth || g % 8 != 0 || g % 16 == 0 || ws[2] != 3 || ws[3] != 3 || args.groups < 2 || args.groups * g != ws[0])
-    return false;
+  const bool width_ok = cpu_features().isa == Isa::Avx512 ? g >= kMinGroupWidth && g <= kMaxGroupWidth && g % 8 == 0 && g % 16 != 0
+                                                          : grouped_panels_take(g);
+  if (!width_ok || ws[2] != 3 || ws[3] != 3 || args.groups < 2 || args.groups * g != ws[0]) return false;
   return grouped_3x3_args_ok(args, epilogue);
 #else
   (void)weight, (void)args, (void)epilogue;
@@ -105,6 +107,11 @@ void WideGroupedConv::run(const Tensor& input, const Tensor& residual, const Con
   const double item_flops = 2.0 * static_cast<double>(p.ow * per_group_ * per_group_ * 9);
   const int64_t grain = grain_for_flops(item_flops);
   const int s = static_cast<int>(stride_);
+  if (cpu_features().isa != Isa::Avx512) {
+    const GroupedPanelJob pj{j.x, j.res, j.y, j.w, j.bias, c_, per_group_, p.h, p.w, p.oh, p.ow, stride_, m, e.lo, e.hi};
+    parallel_for(0, items, grain, [&](int64_t r0, int64_t r1) { grouped_panels_avx2(pj, r0, r1); });
+    return;
+  }
   parallel_for(0, items, grain, [&](int64_t r0, int64_t r1) {
     rows_avx512_ymm(j, s, m, r0, r1);
   });

@@ -9,8 +9,10 @@
 // takes, for every tap and input channel of the group, the input value broadcast from memory
 // times that tap's weight row (input rows off the image skipped, columns off it read from a zero
 // row). Bias, a residual add and ReLU/ReLU6/hardswish before the store.
-// AVX-512 only, 8 floats a vector with its 32 registers. On AVX2 oneDNN's kernel works in blocks
-// of 8 channels, pads nothing, and was faster (0.33 against 0.59 ms on that 14x14 layer).
+// On AVX-512: 8 floats a vector with its 32 registers. On AVX2 this windowed loop spilled (a
+// pointer per pixel) and lost to oneDNN; there the class runs groups of 16 and 24 channels on
+// grouped_panels_avx2.h instead, which oneDNN's AVX2 kernel ran at 35-65 GFLOP/s on stride-2
+// layers of wide images.
 #include <cstdint>
 #include <vector>
 
@@ -23,8 +25,8 @@ namespace jitctl::cpu {
 class WideGroupedConv {
  public:
   // Whether this kernel takes the convolution: float32 weight [C, G, 3, 3] with G (channels per
-  // group, in and out) a multiple of 8 and not of 16 in [24, 248], stride 1 or 2 in both dims,
-  // padding 1, dilation 1, on AVX-512; the epilogue as GroupedConv's.
+  // group, in and out) a multiple of 8 and not of 16 in [24, 248] on AVX-512, or 16 or 24 on AVX2;
+  // stride 1 or 2 in both dims, padding 1, dilation 1; the epilogue as GroupedConv's.
   static bool suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue);
 
   WideGroupedConv(const Tensor& weight, const Tensor& bias, const ConvArgs& args, Epilogue epilogue);

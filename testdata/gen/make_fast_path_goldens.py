@@ -492,6 +492,25 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=wgg) if any(p[0] == "add" for p in post) else None
             name = f"gw{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
+    # Grouped 3x3 layers for the AVX2 panel kernel (grouped_panels_avx2.h: 16 or 24 channels a
+    # group, channels-last): row widths that end on each tile size (15 = 6 + 6 + a 4-tile with 3
+    # used, 14 = 6 + 6 + 2, 7 = 4 + a 4-tile with 3 used, 6 = 4 + 2, 1), strides 1 and 2, a batch of
+    # two, every epilogue it takes, no bias, and a NaN kept by the activation.
+    gpg = torch.Generator().manual_seed(18)  # its own stream
+    panels = [((1, 32, 9, 15), 16, 1, True, None), ((2, 48, 8, 14), 16, 2, True, None), ((1, 64, 5, 14), 16, 1, False, None),
+              ((1, 48, 6, 11), 24, 2, True, None), ((2, 72, 7, 7), 24, 1, True, None), ((1, 48, 3, 1), 24, 1, True, None),
+              ((1, 32, 6, 6), 16, 1, True, (0, 20, 2, 3))]
+    for gi, (xs, per, stride, with_bias, nan_at) in enumerate(panels):
+        for post in [[]] + [chains[k] for k in (0, 1, 2, 4)] if gi in (0, 3) else chains[1:2] if nan_at is None else chains[2:3]:
+            ch = xs[1]
+            x, w = torch.randn(*xs, generator=gpg), torch.randn(ch, per, 3, 3, generator=gpg) / math.sqrt(9 * per)
+            b = torch.randn(ch, generator=gpg) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b, stride, 1, 1, ch // per)
+            res = torch.randn(*base.shape, generator=gpg) if any(p[0] == "add" for p in post) else None
+            name = f"gp{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
     # 1x1 layers of stride 2 and 3 for PointwiseConv on the pixels they read (channels-last,
     # AVX-512): odd sizes (the last row and column read), a batch of two with the residual of a
     # downsampling shortcut, more outputs than pixels, no bias, a NaN kept by the activation on a

@@ -149,6 +149,16 @@ std::vector<Case> cases() {
   layer("grp_rx16_912_7_g38", 912, 7, 912, 3, 38, false);
   layer("grp_resnext_1024_7_g32", 1024, 7, 1024, 3, 32, false);
   layer("grp_rx32_432_14_g9", 432, 14, 432, 3, 9, false);
+  // RegNetX-1.6GF's stride-2 grouped layers (24 channels a group), each stage's first.
+  layer("grp_rx16_72_112_g3_s2", 72, 112, 72, 3, 3, false, 2);
+  layer("grp_rx16_168_56_g7_s2", 168, 56, 168, 3, 7, false, 2);
+  layer("grp_rx16_408_28_g17_s2", 408, 28, 408, 3, 17, false, 2);
+  layer("grp_rx16_912_14_g38_s2", 912, 14, 912, 3, 38, false, 2);
+  // RegNetY-800MF's (16 channels a group): each stage's stride-1 layer, and the first stage's stride-2 one.
+  layer("grp_ry8_64_112_g4_s2", 64, 112, 64, 3, 4, false, 2);
+  layer("grp_ry8_144_28_g9", 144, 28, 144, 3, 9, false);
+  layer("grp_ry8_320_14_g20", 320, 14, 320, 3, 20, false);
+  layer("grp_ry8_784_7_g49", 784, 7, 784, 3, 49, false);
   // ResNeXt-50's 8 channels a group at stride 1, and its stride-2 layers (8, 16 and 32 a group).
   layer("grp_resnext_256_28_g32", 256, 28, 256, 3, 32, false);
   layer("grp_resnext_256_56_g32_s2", 256, 56, 256, 3, 32, false, 2);

@@ -277,7 +277,7 @@ bool depthwise_allowed() { return switched_on("JITCTL_DEPTHWISE"); }
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
   int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, wide_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0,
-      narrow_cases = 0, depthwise_channels_cases = 0;
+      narrow_cases = 0, depthwise_channels_cases = 0, panel_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -316,6 +316,12 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       if (name.rfind("gw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) {
         CHECK(wide);
         ++wide_cases;
+      }
+      // The "gp" cases exist for WideGroupedConv's AVX2 panel kernel (grouped_panels_avx2.h): on
+      // AVX2 they must reach it.
+      if (name.rfind("gp", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx2 && grouped_allowed()) {
+        CHECK(wide);
+        ++panel_cases;
       }
       // The "gc" cases exist for GroupedConv (AVX-512 and AVX2): they must reach it.
       if (name.rfind("gc", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) {
@@ -423,6 +429,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) CHECK(narrow_cases >= 18);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
+  if (cpu::cpu_features().isa == cpu::Isa::Avx2 && grouped_allowed()) CHECK(panel_cases >= 15);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && depthwise_allowed()) CHECK(depthwise_channels_cases >= 16);
   CHECK(conv3d_cases >= 16);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(frame_cases >= 12);
