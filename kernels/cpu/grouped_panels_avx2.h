@@ -2,16 +2,19 @@
 // Grouped 3x3 float32 convolution of 16 or 24 channels per group on AVX2, channels-last: the
 // group widths of RegNetX-400MF and RegNetY-800MF (16) and RegNetX-1.6GF (24).
 //
-// On AVX2 oneDNN's direct kernel runs these at 35-65 GFLOP/s of a Zen 3 core's ~100, and its
-// stride-2 layers on 112-wide images at a third of its stride-1 speed (RegNetY-800MF's 64 -> 64
-// of 16 channels a group, 112x112 stride 2, one thread: 1.6 ms in the model, where ONNX Runtime
-// takes 0.4 at two threads). Here, for each output row of a group, the 3x3xG inputs each output
-// pixel reads are first copied into one panel row (K = 9 x G floats, zeros for the padding),
-// then a 6x16 (G = 16) or 4x24 (G = 24) register tile multiplies panel rows by the group's
-// weights [K][G]: every broadcast reads one pointer at a constant offset, so the loop keeps its
-// twelve accumulators and the weight vectors in registers (the windowed form in
-// wide_grouped_conv_rows.h, with a pointer per pixel, spilled on AVX2's 16 registers). Bias,
-// a residual add and ReLU/ReLU6/hardswish before the store.
+// On AVX2 oneDNN's direct kernel is slow on the stride-2 layers of wide images: on a Zen 3 EPYC
+// (one thread) RegNetY-800MF's 64 -> 64 layer of 16 channels a group, 112x112 stride 2, took 1.59
+// ms at best in the model (36 GFLOP/s) and RegNetX-1.6GF's 72 -> 72 of 24 a group 1.91, where
+// ONNX Runtime took 1.11. Here, for each output row of a group, the 3x3xG inputs each output pixel
+// reads are first copied into one panel row (K = 9 x G floats, zeros for the padding), then a 6x16
+// (G = 16) or 4x24 (G = 24) register tile multiplies panel rows by the group's weights [K][G]:
+// every broadcast reads one pointer at a constant offset, so the loop keeps its twelve
+// accumulators and the weight vectors in registers (WideGroupedConv's windowed loop, a pointer
+// per pixel, spilled on AVX2's 16 registers and lost to oneDNN). A row's last pixels take a
+// smaller tile. kernel_bench, one thread, warm, oneDNN -> this: 72 112x112 stride 2 1.64-4.04 ->
+// 1.30-1.43 ms, 64 112x112 stride 2 0.87-1.09 -> 0.79-0.83, 160 14x14 0.133 -> 0.120, stride-1
+// layers of 24 a group within 5% either way. Bias, a residual add and ReLU/ReLU6/hardswish
+// before the store.
 #include <cstdint>
 
 #include "kernels/cpu/vector_activation.h"

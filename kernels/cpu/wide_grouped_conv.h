@@ -11,8 +11,8 @@
 // row). Bias, a residual add and ReLU/ReLU6/hardswish before the store.
 // On AVX-512: 8 floats a vector with its 32 registers. On AVX2 this windowed loop spilled (a
 // pointer per pixel) and lost to oneDNN; there the class runs groups of 16 and 24 channels on
-// grouped_panels_avx2.h instead, which oneDNN's AVX2 kernel ran at 35-65 GFLOP/s on stride-2
-// layers of wide images.
+// grouped_panels_avx2.h instead, where oneDNN's AVX2 kernel is slow on their stride-2 layers
+// (numbers there).
 #include <cstdint>
 #include <vector>
 

@@ -292,6 +292,23 @@ def apply(t, post, residual):
     return t
 
 
+def grouped_3x3_cases(c, prefix, specs, gen, posts):
+    """Grouped 3x3 convolutions, padding 1, into c as PREFIX<i>[nan]_<post-ops>: specs are (input
+    sizes, channels per group, stride, with bias, index of a NaN or None); posts(i, nan_at) gives
+    each spec's post-op chains. Every tensor is drawn from gen, in this order."""
+    for gi, (xs, per, stride, with_bias, nan_at) in enumerate(specs):
+        for post in posts(gi, nan_at):
+            ch = xs[1]
+            x, w = torch.randn(*xs, generator=gen), torch.randn(ch, per, 3, 3, generator=gen) / math.sqrt(9 * per)
+            b = torch.randn(ch, generator=gen) if with_bias else None
+            if nan_at is not None:
+                x[nan_at] = float("nan")
+            base = F.conv2d(x, w, b, stride, 1, 1, ch // per)
+            res = torch.randn(*base.shape, generator=gen) if any(p[0] == "add" for p in post) else None
+            name = f"{prefix}{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
+            c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
+
+
 def fused_cases():
     c = {}
     chains = [[("relu", 0, 0)], [("add", 0, 0), ("relu", 0, 0)], [("clamp", 0.0, 6.0)], [("silu", 0, 0)], [("hardswish", 0, 0)],
@@ -379,17 +396,8 @@ def fused_cases():
     gg = torch.Generator().manual_seed(7)  # its own stream: the families after this one keep theirs
     gcs = [((1, 32, 13, 11), 4, 1, True, None), ((2, 64, 9, 17), 8, 1, True, None), ((1, 32, 15, 14), 4, 2, True, None),
            ((1, 48, 12, 13), 8, 2, False, None), ((1, 32, 10, 10), 4, 1, True, (0, 5, 3, 4))]
-    for gi, (xs, per, stride, with_bias, nan_at) in enumerate(gcs):
-        for post in [[]] + chains[:3] + chains[4:5] if gi == 0 else chains[:2] if nan_at is None else chains[:1] + chains[2:3]:
-            ch = xs[1]
-            x, w = torch.randn(*xs, generator=gg), torch.randn(ch, per, 3, 3, generator=gg) / math.sqrt(9 * per)
-            b = torch.randn(ch, generator=gg) if with_bias else None
-            if nan_at is not None:
-                x[nan_at] = float("nan")
-            base = F.conv2d(x, w, b, stride, 1, 1, ch // per)
-            res = torch.randn(*base.shape, generator=gg) if any(p[0] == "add" for p in post) else None
-            name = f"gc{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
-            c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
+    grouped_3x3_cases(c, "gc", gcs, gg, lambda gi, nan_at: [[]] + chains[:3] + chains[4:5] if gi == 0 else chains[:2] if nan_at is None
+                      else chains[:1] + chains[2:3])
     # An activation, then the residual (an EfficientNetV2 fused-MBConv block's SiLU before its
     # skip connection) on images past Im2colConv's 64 pixels: AVX2's direct kernel in oneDNN 2.6
     # takes a sum post-op only first, so these run without post-ops and jitctl applies the
@@ -481,17 +489,7 @@ def fused_cases():
     wgg = torch.Generator().manual_seed(15)  # its own stream
     wides = [((1, 48, 13, 11), 24, 1, True, None), ((2, 48, 7, 9), 24, 2, True, None), ((1, 112, 5, 7), 56, 1, False, None),
              ((1, 80, 6, 5), 40, 2, True, (0, 45, 3, 4))]
-    for gi, (xs, per, stride, with_bias, nan_at) in enumerate(wides):
-        for post in [[]] + chains[:3] if gi == 0 else chains[1:2] if nan_at is None else chains[2:3]:
-            ch = xs[1]
-            x, w = torch.randn(*xs, generator=wgg), torch.randn(ch, per, 3, 3, generator=wgg) / math.sqrt(9 * per)
-            b = torch.randn(ch, generator=wgg) if with_bias else None
-            if nan_at is not None:
-                x[nan_at] = float("nan")
-            base = F.conv2d(x, w, b, stride, 1, 1, ch // per)
-            res = torch.randn(*base.shape, generator=wgg) if any(p[0] == "add" for p in post) else None
-            name = f"gw{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
-            c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
+    grouped_3x3_cases(c, "gw", wides, wgg, lambda gi, nan_at: [[]] + chains[:3] if gi == 0 else chains[1:2] if nan_at is None else chains[2:3])
     # Grouped 3x3 layers for the AVX2 panel kernel (grouped_panels_avx2.h: 16 or 24 channels a
     # group, channels-last): row widths that end on each tile size (15 = 6 + 6 + a 4-tile with 3
     # used, 14 = 6 + 6 + 2, 7 = 4 + a 4-tile with 3 used, 6 = 4 + 2, 1), strides 1 and 2, a batch of
@@ -500,17 +498,8 @@ def fused_cases():
     panels = [((1, 32, 9, 15), 16, 1, True, None), ((2, 48, 8, 14), 16, 2, True, None), ((1, 64, 5, 14), 16, 1, False, None),
               ((1, 48, 6, 11), 24, 2, True, None), ((2, 72, 7, 7), 24, 1, True, None), ((1, 48, 3, 1), 24, 1, True, None),
               ((1, 32, 6, 6), 16, 1, True, (0, 20, 2, 3))]
-    for gi, (xs, per, stride, with_bias, nan_at) in enumerate(panels):
-        for post in [[]] + [chains[k] for k in (0, 1, 2, 4)] if gi in (0, 3) else chains[1:2] if nan_at is None else chains[2:3]:
-            ch = xs[1]
-            x, w = torch.randn(*xs, generator=gpg), torch.randn(ch, per, 3, 3, generator=gpg) / math.sqrt(9 * per)
-            b = torch.randn(ch, generator=gpg) if with_bias else None
-            if nan_at is not None:
-                x[nan_at] = float("nan")
-            base = F.conv2d(x, w, b, stride, 1, 1, ch // per)
-            res = torch.randn(*base.shape, generator=gpg) if any(p[0] == "add" for p in post) else None
-            name = f"gp{gi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
-            c[name] = ("conv2d", (x, w, b, [stride, stride], [1, 1], [1, 1], ch // per, res), tuple(post), apply(base, post, res))
+    grouped_3x3_cases(c, "gp", panels, gpg, lambda gi, nan_at: [[]] + [chains[k] for k in (0, 1, 2, 4)] if gi in (0, 3)
+                      else chains[1:2] if nan_at is None else chains[2:3])
     # 1x1 layers of stride 2 and 3 for PointwiseConv on the pixels they read (channels-last,
     # AVX-512): odd sizes (the last row and column read), a batch of two with the residual of a
     # downsampling shortcut, more outputs than pixels, no bias, a NaN kept by the activation on a
