@@ -56,8 +56,8 @@ template <int PER, int R>
     for (int b = 0; b < NB; ++b) avx2::store(t + r * PER + b * kLanes, acc[r][b]);
 }
 
-// One output row of group g of image n: the panel (rows of K floats, one per output pixel, then
-// zero rows up to a whole tile), then the tiles.
+// One output row of group g of image n: the panel (rows of K floats, one per output pixel; the
+// zero rows after them, which a last tile may read, are items()'s), then the tiles.
 template <int PER, int S, Mode M, bool Add>
 JITCTL_AVX2_INLINE void row(const GroupedPanelJob& j, int64_t n, int64_t oy, int64_t g, float* panel) {
   constexpr int NB = PER / kLanes;
