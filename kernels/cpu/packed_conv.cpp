@@ -439,7 +439,7 @@ const DepthwiseChannels* PackedConv::depthwise_channels() const {
 }
 
 void PackedConv::rows_1x1(const float* x, int64_t rows, int64_t w, float* y) const {
-  if (pointwise_) return pointwise_->run_pixels(x, rows * w, y);
+  if (pointwise_ && pointwise_->prefers(rows * w)) return pointwise_->run_pixels(x, rows * w, y);
   ConvParams p{};
   p.n = 1, p.c = weight_.sizes()[1], p.h = rows, p.w = w, p.oc = weight_.sizes()[0];
   p.kh = p.kw = p.sh = p.sw = p.dh = p.dw = p.groups = 1;

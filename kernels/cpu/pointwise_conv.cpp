@@ -26,6 +26,10 @@ constexpr int kMaxGroup = 4;  // output vectors per register tile
 // Pixels per chunk at most (the input's rows for them stay in L2 while every group of outputs
 // reads them).
 constexpr int64_t kChunkPixels = 96;
+// AVX2's packing: vectors per weight group (one: its tile covers one vector), and input channels
+// per block at most (a vector's block of weights, 32 KB, in L1).
+constexpr int64_t kGroupAvx2 = 1;
+constexpr int64_t kBlockAvx2 = 512;
 
 using Mode = VecActivation;  // Row is never used: suits() takes only the in-register ones
 
@@ -142,6 +146,166 @@ JITCTL_TARGET_AVX512 void vectors_avx512(const Job& j, Mode m, const float* w, c
 
 #endif  // JITCTL_TARGET_AVX512
 
+#ifdef JITCTL_TARGET_AVX2
+
+// AVX2's 16 registers hold a 6-pixel x 16-channel tile (twelve accumulators, the two weight
+// halves and a broadcast), so a tile covers one output vector. Its weights are packed per vector
+// ([C][16], kGroupAvx2) and taken in blocks of at most kBlockAvx2 input channels, which stay in
+// L1 while the chunk's pixels pass over them; partial sums go through the output between blocks.
+// The pixels are read in place: copied into [k][6] panels first they were no faster once the
+// weights were 64-byte aligned (aligned_floats.h), and the copy cost about one output vector's
+// multiply-adds.
+namespace on_avx2 {
+
+using avx2::load;
+using avx2::splat;
+using avx2::vf;
+constexpr int kRows = 6;
+
+// Pixels p..p+rows (rows = R unless Tail) x H halves of 8 channels of the vector at col (H = 1:
+// only its upper half, the lower being the vector before's), input channels k0..k0+kn: x is pixel
+// p's channel k0, w the vector's weights from k0 on ([k][16]). `first`: start from the bias, else
+// from y's partial sums; `last`: apply the epilogue. w_after: the weights the next block will
+// read, fetched into L2 meanwhile: in a model they come from memory (per-layer minimums over
+// three interleaved runs at 2 threads, without -> with: RegNetY-800MF's 784 -> 784 on 7x7 487 ->
+// 408 us; RegNetX-1.6GF's 912 -> 912 571 -> 576, level). Not inlined: inlined, GCC kept a 12-row
+// tile's loop bound and row pointers on the stack.
+template <int R, int H, Mode M, bool Add, bool Tail>
+JITCTL_TARGET_AVX2 [[gnu::noinline]] void tile(const Job& j, const float* x, const float* w, const float* w_after, int64_t kn, const float* bias,
+                                               int64_t col, bool first, bool last, int64_t p, int rows) {
+  constexpr int skip = (2 - H) * avx2::kLanes;  // the output channels start past the vector's lower half
+  vf acc[R][H] = {};
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    if (Tail && r >= rows) break;
+    const float* y = j.y + (p + r) * j.oc + col + skip;
+#pragma GCC unroll 2
+    for (int h = 0; h < H; ++h) acc[r][h] = first ? load(bias + skip + h * avx2::kLanes) : load(y + h * avx2::kLanes);
+  }
+  const int64_t ldx = j.ldx;
+  for (int64_t k = 0; k < kn; ++k) {
+    vf wv[H];
+#pragma GCC unroll 2
+    for (int h = 0; h < H; ++h) wv[h] = load(w + k * kLanes + skip + h * avx2::kLanes);
+    _mm_prefetch(reinterpret_cast<const char*>(w_after + k * kLanes), _MM_HINT_T1);
+#pragma GCC unroll 12
+    for (int r = 0; r < R; ++r) {
+      if (Tail && r >= rows) break;
+      const vf xb = splat(x[r * ldx + k]);
+#pragma GCC unroll 2
+      for (int h = 0; h < H; ++h) acc[r][h] += xb * wv[h];
+    }
+  }
+  const vf lo = splat(j.lo), hi = splat(j.hi);
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    if (Tail && r >= rows) break;
+    const int64_t at = (p + r) * j.oc + col + skip;
+#pragma GCC unroll 2
+    for (int h = 0; h < H; ++h) {
+      vf v = acc[r][h];
+      if (last) {
+        if constexpr (Add) v += load(j.res + at + h * avx2::kLanes);
+        if constexpr (M == Mode::Silu)
+          v = reinterpret_cast<vf>(silu8(reinterpret_cast<__m256>(v)));
+        else
+          v = activate<M>(v, lo, hi);
+      }
+      avx2::store(j.y + at + h * avx2::kLanes, v);
+    }
+  }
+}
+
+// Pixels p0..p1 in tiles of R rows and of R - 1 (twelve accumulators: R = 6 for a whole vector,
+// 12 for a half): 49 pixels as 4 x 6 + 5 x 5 rather than 8 x 6 and a one-pixel tile, whose two
+// accumulators wait on the multiply-add latency (ten or more keep both pipes busy). A remainder
+// too short for that ends in a Tail tile.
+template <int H, Mode M, bool Add>
+JITCTL_AVX2_INLINE void vector_rows(const Job& j, const float* w, const float* w_after, int64_t k0, int64_t kn, const float* bias, int64_t col,
+                                    bool first, bool last, int64_t p0, int64_t p1) {
+  constexpr int R = 12 / H;
+  const int64_t n = (p1 - p0 + R - 1) / R, shorter = n * R - (p1 - p0);
+  const int64_t full = shorter <= n ? n - shorter : (p1 - p0) / R;
+  int64_t p = p0;
+  for (int64_t t = 0; t < full; ++t, p += R) tile<R, H, M, Add, false>(j, j.x + p * j.ldx + k0, w, w_after, kn, bias, col, first, last, p, R);
+  if (shorter <= n) {
+    for (; p < p1; p += R - 1) tile<R - 1, H, M, Add, false>(j, j.x + p * j.ldx + k0, w, w_after, kn, bias, col, first, last, p, R - 1);
+  } else if (p < p1) {
+    tile<R, H, M, Add, true>(j, j.x + p * j.ldx + k0, w, w_after, kn, bias, col, first, last, p, static_cast<int>(p1 - p));
+  }
+}
+
+template <Mode M, bool Add>
+JITCTL_AVX2_INLINE void vector_halves(const Job& j, int halves, const float* w, const float* w_after, int64_t k0, int64_t kn, const float* bias,
+                                      int64_t col, bool first, bool last, int64_t p0, int64_t p1) {
+  if (halves == 1)
+    vector_rows<1, M, Add>(j, w, w_after, k0, kn, bias, col, first, last, p0, p1);
+  else
+    vector_rows<2, M, Add>(j, w, w_after, k0, kn, bias, col, first, last, p0, p1);
+}
+
+template <bool Add>
+JITCTL_AVX2_INLINE void vector_add(const Job& j, Mode m, int halves, const float* w, const float* w_after, int64_t k0, int64_t kn,
+                                   const float* bias, int64_t col, bool first, bool last, int64_t p0, int64_t p1) {
+  switch (m) {
+    case Mode::None: vector_halves<Mode::None, Add>(j, halves, w, w_after, k0, kn, bias, col, first, last, p0, p1); break;
+    case Mode::Relu: vector_halves<Mode::Relu, Add>(j, halves, w, w_after, k0, kn, bias, col, first, last, p0, p1); break;
+    case Mode::Clamp: vector_halves<Mode::Clamp, Add>(j, halves, w, w_after, k0, kn, bias, col, first, last, p0, p1); break;
+    case Mode::Hardswish: vector_halves<Mode::Hardswish, Add>(j, halves, w, w_after, k0, kn, bias, col, first, last, p0, p1); break;
+    case Mode::Silu: vector_halves<Mode::Silu, Add>(j, halves, w, w_after, k0, kn, bias, col, first, last, p0, p1); break;
+    case Mode::Row: break;  // not taken (suits)
+  }
+}
+
+}  // namespace on_avx2
+
+// vectors_avx512's contract on AVX2 (weights packed [vector][C][16]): chunk of pixels by chunk
+// (equal ones: 196 pixels as 66 + 66 + 64, not 96 + 96 + 4), output vector by output vector,
+// block of input channels by block. A vector is finished before the next starts: an overlapping
+// last vector would otherwise read the one before it's finished outputs as its partial sums.
+JITCTL_TARGET_AVX2 void vectors_avx2(const Job& j, Mode m, const float* w, const float* bias, const int64_t* cols, int64_t /*vectors*/,
+                                     int64_t v0, int64_t v1, int64_t p0, int64_t p1) {
+  const int64_t blocks = (j.c + kBlockAvx2 - 1) / kBlockAvx2;
+  const int64_t chunks = (p1 - p0 + kChunkPixels - 1) / kChunkPixels;
+  // A last vector 8 channels past the one before it (24, 40 or 56 outputs) computes only its
+  // upper half (MobileNetV2's 144 -> 24 on 56x56 took 1.3x oneDNN's time computing 32 channels,
+  // 1.15x as a whole vector and a half; a 4 x 24 tile over both was slower still, 1.35x).
+  const auto half = [&](int64_t v) { return v > 0 && cols[v] - cols[v - 1] == avx2::kLanes; };
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t c0 = p0 + (p1 - p0) * c / chunks, c1 = p0 + (p1 - p0) * (c + 1) / chunks;
+    for (int64_t v = v0; v < v1; ++v) {
+      const int halves = half(v) ? 1 : 2;
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t k0 = j.c * b / blocks, k1 = j.c * (b + 1) / blocks;
+        const float* wv = w + (v * j.c + k0) * kLanes;
+        // The next block's weights: this vector's next block, the next vector's first, or (the
+        // last) these again.
+        const float* after = b + 1 < blocks ? w + (v * j.c + k1) * kLanes : v + 1 < v1 ? w + (v + 1) * j.c * kLanes : wv;
+        if (j.res)
+          on_avx2::vector_add<true>(j, m, halves, wv, after, k0, k1 - k0, bias + v * kLanes, cols[v], b == 0, b + 1 == blocks, c0, c1);
+        else
+          on_avx2::vector_add<false>(j, m, halves, wv, after, k0, k1 - k0, bias + v * kLanes, cols[v], b == 0, b + 1 == blocks, c0, c1);
+      }
+    }
+  }
+}
+
+#endif  // JITCTL_TARGET_AVX2
+
+// Pixels p0..p1 x output vectors v0..v1 with the instruction set in use (suits() admits only
+// AVX-512 and AVX2 machines).
+void vectors_for_isa(const Job& j, Mode m, const float* w, const float* bias, const int64_t* cols, int64_t vectors, int64_t v0, int64_t v1,
+                     int64_t p0, int64_t p1) {
+#if defined(JITCTL_TARGET_AVX512) && defined(JITCTL_TARGET_AVX2)
+  if (cpu_features().isa == Isa::Avx512)
+    vectors_avx512(j, m, w, bias, cols, vectors, v0, v1, p0, p1);
+  else
+    vectors_avx2(j, m, w, bias, cols, vectors, v0, v1, p0, p1);
+#else
+  (void)j, (void)m, (void)w, (void)bias, (void)cols, (void)vectors, (void)v0, (void)v1, (void)p0, (void)p1;
+#endif
+}
+
 // One call's job: the epilogue's in-register form (into m), its clamp bounds and the buffers.
 // `residual` is read only when the epilogue adds one.
 Job job_for(const Epilogue& e, int64_t c, int64_t oc, const float* x, int64_t ldx, const Tensor& residual, float* y, int64_t pixels, Mode& m) {
@@ -163,7 +327,8 @@ Job job_for(const Epilogue& e, int64_t c, int64_t oc, const float* x, int64_t ld
 
 bool PointwiseConv::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
 #ifdef JITCTL_TARGET_AVX512
-  if (cpu_features().isa != Isa::Avx512 || args.transposed || args.groups != 1 || weight.dtype() != DType::Float32 || weight.dim() != 4)
+  const Isa isa = cpu_features().isa;
+  if ((isa != Isa::Avx512 && isa != Isa::Avx2) || args.transposed || args.groups != 1 || weight.dtype() != DType::Float32 || weight.dim() != 4)
     return false;
   const auto& ws = weight.sizes();
   if (ws[0] <= kLanes || ws[2] != 1 || ws[3] != 1) return false;  // 16 outputs: no faster than oneDNN (32 -> 16 on 112x112)
@@ -190,9 +355,11 @@ PointwiseConv::PointwiseConv(const Tensor& weight, const Tensor& bias, Epilogue 
   const float* w = static_cast<const float*>(wc.data());
   const auto vectors = static_cast<int64_t>(cols_.size());
   w_.resize(static_cast<size_t>(c_ * vectors * kLanes));
-  // Group g (vectors g*4 .. g*4+nb) at offset g*4*C*16, laid out [C][nb][16].
-  for (int64_t g0 = 0; g0 < vectors; g0 += kMaxGroup) {
-    const int64_t nb = std::min<int64_t>(kMaxGroup, vectors - g0);
+  // Group g (vectors g*G .. g*G+nb) at offset g*G*C*16, laid out [C][nb][16]: G is kMaxGroup on
+  // AVX-512, kGroupAvx2 on AVX2.
+  const int64_t group = cpu_features().isa == Isa::Avx512 ? kMaxGroup : kGroupAvx2;
+  for (int64_t g0 = 0; g0 < vectors; g0 += group) {
+    const int64_t nb = std::min<int64_t>(group, vectors - g0);
     float* dst = w_.data() + g0 * c_ * kLanes;
     for (int64_t k = 0; k < c_; ++k)
       for (int64_t b = 0; b < nb; ++b)
@@ -211,10 +378,21 @@ bool PointwiseConv::takes(const Tensor& input, const Tensor& residual, int64_t o
   auto dense_cl = [](const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); };
   // The input may be a channel slice of a wider channels-last tensor (its pixels further apart).
   if (input.dim() != 4 || input.dtype() != DType::Float32 || channels_last_pixel_stride(input) == 0 || input.sizes()[1] != c_) return false;
-  if (!has_residual(epilogue_)) return true;
   const auto& s = input.sizes();
+  if (!prefers(s[0] * oh * ow)) return false;
+  if (!has_residual(epilogue_)) return true;
   return residual.defined() && dense_cl(residual) && residual.sizes() == std::vector<int64_t>{s[0], oc_, oh, ow};
 }
+
+// kernel_bench pw_*, 1 and 2 threads, oneDNN -> AVX2 tile, interleaved minimums (Zen 3): RegNetX's
+// 400 -> 400 on 7x7 0.177 -> 0.158 and 0.119 -> 0.083 ms; RegNetY's 784 -> 784 on 7x7 0.667 ->
+// 0.615 and 0.478 -> 0.314; MNASNet's 1152 -> 192 on 7x7 0.248 -> 0.221 and 0.208 -> 0.114;
+// MobileNetV2's 96 -> 576 on 14x14 0.222 -> 0.221 and 0.127 -> 0.117. Not taken: RegNetY's 320 ->
+// 320 on 14x14 (1.6 outputs a pixel) 0.400 -> 0.411 and 0.211 -> 0.241; MobileNetV2's 96 -> 24
+// on 56x56 0.151 -> 0.170; ResNeXt's 128 -> 256 on 56x56 2.12 -> 2.31 at 1 thread.
+constexpr int64_t kAvx2OutputsPerPixel = 4;
+
+bool PointwiseConv::prefers(int64_t pixels) const { return cpu_features().isa != Isa::Avx2 || oc_ >= kAvx2OutputsPerPixel * pixels; }
 
 void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out) const {
 #ifdef JITCTL_TARGET_AVX512
@@ -236,7 +414,7 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
     const int64_t teams = std::clamp<int64_t>(static_cast<int64_t>(flops / std::max(min_flops_per_thread(), 1.0)), 1, std::min(threads, vectors));
     parallel_for(0, teams, 1, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t)
-        vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vectors, vectors * t / teams, vectors * (t + 1) / teams, 0, j.pixels);
+        vectors_for_isa(j, m, w_.data(), bias_.data(), cols_.data(), vectors, vectors * t / teams, vectors * (t + 1) / teams, 0, j.pixels);
     });
     return;
   }
@@ -254,7 +432,7 @@ void PointwiseConv::run(const Tensor& input, const Tensor& residual, Tensor& out
       const int64_t chunk = i / groups, g0 = i % groups * kMaxGroup;
       const int64_t p0 = chunk * chunk_pixels, p1 = std::min(j.pixels, p0 + chunk_pixels);
       if (p0 >= p1) continue;
-      vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vectors, g0, std::min(vectors, g0 + kMaxGroup), p0, p1);
+      vectors_for_isa(j, m, w_.data(), bias_.data(), cols_.data(), vectors, g0, std::min(vectors, g0 + kMaxGroup), p0, p1);
     }
   });
 #else
@@ -267,7 +445,7 @@ void PointwiseConv::run_vectors(const float* x, int64_t pixels, float* y, int64_
   Mode m;
   const Job j = job_for(epilogue_, c_, oc_, x, c_, Tensor(), y, pixels, m);
   for (int64_t p0 = 0; p0 < pixels; p0 += kChunkPixels)
-    vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vector_count(), v0, v1, p0, std::min(pixels, p0 + kChunkPixels));
+    vectors_for_isa(j, m, w_.data(), bias_.data(), cols_.data(), vector_count(), v0, v1, p0, std::min(pixels, p0 + kChunkPixels));
 #else
   (void)x, (void)pixels, (void)y, (void)v0, (void)v1;
 #endif
@@ -280,7 +458,7 @@ void PointwiseConv::run_pixels(const float* x, int64_t pixels, float* y) const {
   const auto vectors = static_cast<int64_t>(cols_.size());
   for (int64_t p0 = 0; p0 < pixels; p0 += kChunkPixels)
     for (int64_t g0 = 0; g0 < vectors; g0 += kMaxGroup)
-      vectors_avx512(j, m, w_.data(), bias_.data(), cols_.data(), vectors, g0, std::min(vectors, g0 + kMaxGroup), p0, std::min(pixels, p0 + kChunkPixels));
+      vectors_for_isa(j, m, w_.data(), bias_.data(), cols_.data(), vectors, g0, std::min(vectors, g0 + kMaxGroup), p0, std::min(pixels, p0 + kChunkPixels));
 #else
   (void)x, (void)pixels, (void)y;
 #endif

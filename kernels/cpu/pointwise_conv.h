@@ -12,10 +12,12 @@
 //
 // Against oneDNN's 1x1 kernel (brgconv) through PackedConv, one thread, warm caches: MNASNet's and
 // MobileNetV2's shapes (16 -> 48 on 112x112 through 1152 -> 192 on 7x7) 0.80-0.98 of its time,
-// most of the difference being oneDNN's per-call cost. AVX-512 only: not measured on AVX2.
+// most of the difference being oneDNN's per-call cost. On AVX2 a 6x16 tile (12x8 for a last
+// half vector) takes the layers with more output channels than twice the pixels (prefers()).
 #include <cstdint>
 #include <vector>
 
+#include "kernels/cpu/aligned_floats.h"
 #include "kernels/cpu/conv.h"
 #include "kernels/cpu/epilogue.h"
 #include "lib/core/tensor.h"
@@ -36,7 +38,14 @@ class PointwiseConv {
   // channel slice of a wider one too) and, when the epilogue adds one, a dense channels-last
   // residual of the output's size [N, OC, oh, ow]. oh x ow is the input's own for a stride-1
   // layer; PackedConv passes a strided layer's, and runs it on the pixels it reads.
+  // On AVX2 also only where prefers() holds for the call's N x oh x ow pixels.
   bool takes(const Tensor& input, const Tensor& residual, int64_t oh, int64_t ow) const;
+
+  // Whether this kernel beats oneDNN's over `pixels` output pixels: always on AVX-512; on AVX2
+  // with at least kAvx2OutputsPerPixel times as many output channels as pixels (the 7x7 and 14x14
+  // layers it splits by output channels, on two threads 0.63-0.92 of oneDNN's time; on larger
+  // images 1.03-1.15 of it, pointwise_conv.cpp).
+  bool prefers(int64_t pixels) const;
 
   // out: dense channels-last [N, OC, H, W], not aliasing input or residual.
   void run(const Tensor& input, const Tensor& residual, Tensor& out) const;
@@ -56,8 +65,8 @@ class PointwiseConv {
  private:
   int64_t c_, oc_;
   std::vector<int64_t> cols_;  // first output channel of each vector of outputs
-  std::vector<float> w_;       // per group of up to 4 vectors: [C][vectors][16]
-  std::vector<float> bias_;    // [vectors][16]
+  AlignedFloats w_;     // per group of vectors (4 on AVX-512, 1 on AVX2): [C][vectors][16]
+  AlignedFloats bias_;  // [vectors][16]
   Epilogue epilogue_;
 };
 

@@ -390,6 +390,20 @@ def fused_cases():
             res = torch.randn(*base.shape, generator=pg) if any(p[0] == "add" for p in post) else None
             name = f"pw{pi}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [1, 1], [0, 0], [1, 1], 1, res), tuple(post), apply(base, post, res))
+    # 1x1 layers of more than 512 input channels, which PointwiseConv's AVX2 tile takes in blocks
+    # with partial sums in the output between them (the epilogue, residual included, only after
+    # the last): more outputs than pixels (7x7, tiles of six and five pixels), more pixels than
+    # outputs (a chunk's rows ending in a short tile), and 7 pixels (a tile of six, then one).
+    bg = torch.Generator().manual_seed(21)  # its own stream
+    blocked = [((1, 600, 7, 7), 80, True), ((1, 520, 9, 11), 40, False), ((1, 1030, 1, 7), 24, True)]
+    for bi, (xs, oc, with_bias) in enumerate(blocked):
+        for post in chains[:2] if bi == 0 else chains[1:2]:
+            x, w = torch.randn(*xs, generator=bg), torch.randn(oc, xs[1], 1, 1, generator=bg) / math.sqrt(xs[1])
+            b = torch.randn(oc, generator=bg) if with_bias else None
+            base = F.conv2d(x, w, b)
+            res = torch.randn(*base.shape, generator=bg) if any(p[0] == "add" for p in post) else None
+            c[f"pwb{bi}_" + ("_".join(p[0] for p in post) or "none")] = ("conv2d", (x, w, b, [1, 1], [0, 0], [1, 1], 1, res), tuple(post),
+                                                                        apply(base, post, res))
     # Grouped 3x3 layers for GroupedConv (4 or 8 channels a group, channels-last, AVX-512): widths
     # off its 8- and 6-pixel row tiles, stride 1 and 2, a batch of two, no bias, and a NaN kept by
     # the activation.

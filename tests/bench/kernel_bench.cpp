@@ -139,6 +139,9 @@ std::vector<Case> cases() {
   layer("dw_mnas_1152_7_5x5", 1152, 7, 1152, 5, 1152, false);
   layer("dw_mnas_480_14_5x5", 480, 14, 480, 5, 480, false);
   layer("pw_mnas_80_14_480", 80, 14, 480, 1, 1, false);
+  // MobileNetV2's 24-channel projections at 56x56 (AVX2: a whole vector and a half).
+  layer("pw_mbv2_96_56_24", 96, 56, 24, 1, 1, false);
+  layer("pw_mbv2_144_56_24_res", 144, 56, 24, 1, 1, true);
   layer("grp_regnet_400_7_g25", 400, 7, 400, 3, 25, false);
   layer("grp_regnet_160_14_g10", 160, 14, 160, 3, 10, false);
   layer("grp_resnext_128_56_g32", 128, 56, 128, 3, 32, false);

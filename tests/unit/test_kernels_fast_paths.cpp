@@ -336,9 +336,21 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         CHECK(depthwise_channels);
         ++depthwise_channels_cases;
       }
-      // The "pw" cases (and "pws", strided) exist for PointwiseConv (AVX-512 only): they must reach it.
+      // The "pw" cases ("pws" strided, "pwb" in blocks of input channels on AVX2) exist for
+      // PointwiseConv: on AVX-512 they must reach it through PackedConv. On AVX2 PackedConv
+      // sends it only layers of few pixels (prefers()), so the stride-1 ones run on it directly.
       if (name.rfind("pw", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) {
         CHECK(pointwise);
+        ++pointwise_cases;
+      }
+      if (name.rfind("pw", 0) == 0 && name.rfind("pws", 0) != 0 && cpu::cpu_features().isa == cpu::Isa::Avx2) {
+        REQUIRE(cpu::PointwiseConv::suits(in[1].to_tensor(), a, e));
+        const cpu::PointwiseConv direct(in[1].to_tensor(), tensor_or_none(in[2]), e);
+        const auto& xs = x.sizes();
+        CHECK(pointwise == direct.prefers(xs[0] * xs[2] * xs[3]));
+        Tensor out = cpu::new_output_strided(DType::Float32, want.sizes(), cpu::channels_last_strides(want.sizes()));
+        direct.run(x_cl, res_cl, out);
+        check_close(out, want, name + " (PointwiseConv, AVX2)");
         ++pointwise_cases;
       }
       // Contiguous in and out, then channels-last in, residual and out: the layouts the runtime mixes.
@@ -425,7 +437,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   }
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(winograd_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(split_cases >= 6);
-  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed()) CHECK(pointwise_cases >= 10);
+  if (cpu::cpu_features().isa != cpu::Isa::Generic && pointwise_allowed()) CHECK(pointwise_cases >= 14);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) CHECK(grouped_cases >= 10);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) CHECK(narrow_cases >= 18);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
