@@ -136,6 +136,9 @@ std::vector<Case> cases() {
   layer("pw_mnas_192_7_1152", 192, 7, 1152, 1, 1, false);
   layer("pw_mnas_1152_7_192_res", 1152, 7, 192, 1, 1, true);
   layer("pw_mnas_320_7_1280", 320, 7, 1280, 1, 1, false);
+  // MNASNet's and MobileNetV2's first depthwise layer, 3x3 stride 1 on 112x112 (DepthwiseConv on
+  // AVX2; JITCTL_DEPTHWISE=0: oneDNN).
+  layer("dw_mnas_32_112_3x3", 32, 112, 32, 3, 32, false);
   layer("dw_mnas_1152_7_5x5", 1152, 7, 1152, 5, 1152, false);
   layer("dw_mnas_480_14_5x5", 480, 14, 480, 5, 480, false);
   layer("pw_mnas_80_14_480", 80, 14, 480, 1, 1, false);
@@ -288,9 +291,12 @@ std::vector<Case> cases() {
 int main(int argc, char** argv) {
   const std::string filter = argc > 1 ? argv[1] : "";
   // KERNEL_BENCH_COLD=1: 64 MiB written before each call, so the weights come from memory, as
-  // in a model whose weights outgrow the caches.
-  const bool flush = std::getenv("KERNEL_BENCH_COLD") != nullptr;
-  std::vector<char> flush_buf(flush ? 64 << 20 : 0);
+  // in a model whose weights outgrow the caches. KERNEL_BENCH_COLD=N (N > 1): N MiB, for weights
+  // pushed out of L2 but still in L3, as between a model's layers.
+  const char* cold = std::getenv("KERNEL_BENCH_COLD");
+  const bool flush = cold != nullptr;
+  const long cold_mib = flush && std::atol(cold) > 1 ? std::atol(cold) : 64;
+  std::vector<char> flush_buf(flush ? static_cast<size_t>(cold_mib) << 20 : 0);
   for (auto& c : cases()) {
     if (c.name.find(filter) == std::string::npos) continue;
     const KernelFn fn = c.run ? KernelFn() : find_kernel(c.op);
