@@ -384,12 +384,13 @@ bool PointwiseConv::takes(const Tensor& input, const Tensor& residual, int64_t o
   return residual.defined() && dense_cl(residual) && residual.sizes() == std::vector<int64_t>{s[0], oc_, oh, ow};
 }
 
-// kernel_bench pw_*, 1 and 2 threads, oneDNN -> AVX2 tile, interleaved minimums (Zen 3): RegNetX's
-// 400 -> 400 on 7x7 0.177 -> 0.158 and 0.119 -> 0.083 ms; RegNetY's 784 -> 784 on 7x7 0.667 ->
-// 0.615 and 0.478 -> 0.314; MNASNet's 1152 -> 192 on 7x7 0.248 -> 0.221 and 0.208 -> 0.114;
-// MobileNetV2's 96 -> 576 on 14x14 0.222 -> 0.221 and 0.127 -> 0.117. Not taken: RegNetY's 320 ->
-// 320 on 14x14 (1.6 outputs a pixel) 0.400 -> 0.411 and 0.211 -> 0.241; MobileNetV2's 96 -> 24
-// on 56x56 0.151 -> 0.170; ResNeXt's 128 -> 256 on 56x56 2.12 -> 2.31 at 1 thread.
+// kernel_bench pw_* (Zen 3), oneDNN -> AVX2 tile, three interleaved rounds, ms at 1 thread; 2:
+// RegNetX's 400 -> 400 on 7x7 0.177-0.201 -> 0.159-0.186; 0.140-0.171 -> 0.084-0.097. RegNetY's
+// 784 -> 784 on 7x7 0.666-0.827 -> 0.694-0.804; 0.442-0.549 -> 0.383-0.392. MNASNet's 1152 -> 192
+// on 7x7 0.250-0.294 -> 0.226-0.235; 0.176-0.212 -> 0.128-0.131. Left to oneDNN (measured on the
+// tile before this rule): RegNetY's 320 -> 320 on 14x14 0.400 -> 0.411 and 0.211 -> 0.241;
+// MobileNetV2's 96 -> 24 on 56x56 0.151 -> 0.170; ResNeXt's 128 -> 256 on 56x56 2.12 -> 2.31 at
+// 1 thread; at two outputs a pixel, RegNetX-1.6GF's 408 -> 408 on 14x14 5-9% slower in the model.
 constexpr int64_t kAvx2OutputsPerPixel = 4;
 
 bool PointwiseConv::prefers(int64_t pixels) const { return cpu_features().isa != Isa::Avx2 || oc_ >= kAvx2OutputsPerPixel * pixels; }

@@ -13,7 +13,8 @@
 // Against oneDNN's 1x1 kernel (brgconv) through PackedConv, one thread, warm caches: MNASNet's and
 // MobileNetV2's shapes (16 -> 48 on 112x112 through 1152 -> 192 on 7x7) 0.80-0.98 of its time,
 // most of the difference being oneDNN's per-call cost. On AVX2 a 6x16 tile (12x8 for a last
-// half vector) takes the layers with more output channels than twice the pixels (prefers()).
+// half vector) takes the layers with at least four times as many output channels as pixels
+// (prefers()).
 #include <cstdint>
 #include <vector>
 
@@ -27,7 +28,7 @@ namespace jitctl::cpu {
 class PointwiseConv {
  public:
   // Whether this kernel takes the convolution: float32 weight [OC, C, 1, 1] with OC > 16, groups
-  // 1, stride 1, no padding or dilation, on AVX-512; the epilogue nothing, one activation (ReLU,
+  // 1, stride 1, no padding or dilation, on AVX-512 or AVX2; the epilogue nothing, one activation (ReLU,
   // ReLU6/clamp, hardswish, SiLU), a residual add, or a residual add then one of those activations.
   static bool suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue);
 
@@ -42,9 +43,9 @@ class PointwiseConv {
   bool takes(const Tensor& input, const Tensor& residual, int64_t oh, int64_t ow) const;
 
   // Whether this kernel beats oneDNN's over `pixels` output pixels: always on AVX-512; on AVX2
-  // with at least kAvx2OutputsPerPixel times as many output channels as pixels (the 7x7 and 14x14
-  // layers it splits by output channels, on two threads 0.63-0.92 of oneDNN's time; on larger
-  // images 1.03-1.15 of it, pointwise_conv.cpp).
+  // with at least kAvx2OutputsPerPixel (4) times as many output channels as pixels (the 7x7
+  // stages, which it splits by output channels: on two threads 0.6-0.9 of oneDNN's time; on
+  // larger images 1.03-1.15 of it, pointwise_conv.cpp).
   bool prefers(int64_t pixels) const;
 
   // out: dense channels-last [N, OC, H, W], not aliasing input or residual.
