@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -26,11 +28,20 @@ std::atomic<bool> stop_flag{false};
 
 namespace {
 
-// The watchdog is a SIGALRM handler every kSampleNs (setitimer), not a thread: a process that
-// starts a thread loses glibc's and libstdc++'s single-threaded fast paths (malloc without its
-// lock, shared_ptr counts without atomics), which made a dispatch-bound model 10% slower at one
-// thread. Everything the handler touches is therefore async-signal-safe: atomics, clock_gettime,
-// open/read/close, write, unlink, _exit, and strings formatted before it was armed.
+// The watchdog is a SIGALRM handler every kSampleNs, not a thread: a process that starts a thread
+// loses glibc's and libstdc++'s single-threaded fast paths (malloc without its lock, shared_ptr
+// counts without atomics), which made a dispatch-bound model 10% slower at one thread. Everything
+// the handler touches is therefore async-signal-safe: atomics, clock_gettime, raw open/read/close,
+// write, unlink, _exit, and strings formatted before it was armed.
+//
+// The signal goes to the thread that armed the limits only (a POSIX timer aimed at its thread id,
+// not setitimer's process-wide SIGALRM, which the kernel hands to any thread) and is handled on an
+// alternate signal stack. oneDNN 2.x's JIT f32 GEMM kernels point rsp into a heap workspace while
+// they run (oneDNN issue 4845, fixed in 3.11; Debian ships 2.6): a signal delivered on the
+// interrupted stack writes its frame below that rsp, over whatever the heap holds there. A
+// check-trace run at 100 us samples took ~150 signals with rsp in mimalloc's heap; under ASan the
+// handler's read() into its buffer was reported as a heap overflow. On the alternate stack the
+// frame lands in memory that is ours to overwrite, wherever rsp points.
 constexpr int64_t kSampleNs = 50'000'000;
 // How long after asking the interpreter to stop the handler ends the process itself (it is inside
 // a kernel), and how long once the interpreter has taken the request (freeing what it built, a
@@ -49,6 +60,12 @@ std::atomic<uint64_t> g_limit{0}, g_in_use{0};
 // async-signal-safe.
 std::atomic<uint64_t> g_page_bytes{4096};
 std::atomic<bool> g_sample_rss{true};
+std::atomic<int64_t> g_sample_ns{kSampleNs};
+std::atomic<uint64_t> g_last_rss{0};
+// The armed thread and its alternate signal stack, for the handler's own-stack count.
+std::atomic<long> g_armed_tid{0};
+std::atomic<uintptr_t> g_alt_lo{0}, g_alt_hi{0};
+std::atomic<uint64_t> g_looks{0}, g_looks_off_stack{0}, g_looks_off_thread{0};
 std::atomic<uint64_t (*)()> g_reclaim{nullptr};
 
 // Set while idle, read by the handler and by throw_stop_reason: messages formatted in advance.
@@ -71,23 +88,25 @@ int64_t now_ns() {
 }
 
 // Resident anonymous memory: what the process allocated, not the model file it maps. Parsed by
-// hand: sscanf is not async-signal-safe. Not instrumented by AddressSanitizer: this runs in the
-// SIGALRM handler, where an instrumented frame may sit on ASan's fake stack while the interrupted
-// code is changing it; CI once saw ASan report read()'s 44 bytes into `buf` as a heap overflow
-// (and then fail inside its own report) on `bench-threads --op mm`.
+// hand: sscanf is not async-signal-safe. Neither instrumented by AddressSanitizer nor through its
+// read() interceptor, which checks `buf` against shadow memory: this runs in the SIGALRM handler,
+// and when the signal lands on a frame of ASan's own stack bookkeeping the shadow there is not the
+// handler's. CI saw read()'s 44-45 bytes into `buf` reported as a heap overflow (the report then
+// failing inside itself), on `bench-threads --op mm` and later on check-trace; raw system calls
+// leave the sanitizers out of it.
 #if defined(__GNUC__)
 __attribute__((no_sanitize_address))
 #endif
 uint64_t anonymous_rss() {
-  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  const long fd = ::syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   char buf[128];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
+  const long n = ::syscall(SYS_read, fd, buf, sizeof buf - 1);
+  ::syscall(SYS_close, fd);
   if (n <= 0) return 0;
   uint64_t field[3] = {0, 0, 0};
   int k = 0;
-  for (ssize_t i = 0; i < n && k < 3; ++i) {
+  for (long i = 0; i < n && k < 3; ++i) {
     if (buf[i] >= '0' && buf[i] <= '9') field[k] = field[k] * 10 + static_cast<uint64_t>(buf[i] - '0');
     else if (buf[i] == ' ') ++k;
   }
@@ -107,12 +126,24 @@ void trip(Reason r, int64_t now) {
   ::_exit(2);
 }
 
+void count_look() {
+  const char here = 0;
+  const auto at = reinterpret_cast<uintptr_t>(&here);
+  g_looks.fetch_add(1, std::memory_order_relaxed);
+  if (at < g_alt_lo.load(std::memory_order_relaxed) || at >= g_alt_hi.load(std::memory_order_relaxed))
+    g_looks_off_stack.fetch_add(1, std::memory_order_relaxed);
+  if (::syscall(SYS_gettid) != g_armed_tid.load(std::memory_order_relaxed))
+    g_looks_off_thread.fetch_add(1, std::memory_order_relaxed);
+}
+
 void on_alarm(int) {
   const int saved_errno = errno;
+  count_look();
   if (g_state.load() == kArmed) {
     const int64_t now = now_ns();
     const uint64_t limit = g_limit.load(std::memory_order_relaxed);
     const uint64_t rss = limit && g_sample_rss.load(std::memory_order_relaxed) ? anonymous_rss() : 0;
+    if (rss) g_last_rss.store(rss, std::memory_order_relaxed);
     // Tensors are held to the limit exactly (charge_memory); the rest of the process gets a
     // quarter more before this backstop acts.
     const int64_t deadline = g_deadline_ns.load();
@@ -130,12 +161,68 @@ void on_alarm(int) {
   errno = saved_errno;
 }
 
+// The calling thread's alternate signal stack: one that is already there (ASan and libFuzzer
+// install their own), else ours, mapped once per thread and kept for the thread's life.
+void ensure_alternate_stack() {
+  stack_t cur{};
+  if (::sigaltstack(nullptr, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) && cur.ss_sp) {
+    g_alt_lo.store(reinterpret_cast<uintptr_t>(cur.ss_sp), std::memory_order_relaxed);
+    g_alt_hi.store(reinterpret_cast<uintptr_t>(cur.ss_sp) + cur.ss_size, std::memory_order_relaxed);
+    return;
+  }
+  constexpr size_t kAltStackBytes = 256 << 10;  // the sanitizers' own handlers may run on it too
+  void* p = ::mmap(nullptr, kAltStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (p == MAP_FAILED) return;
+  stack_t ss{};
+  ss.ss_sp = p;
+  ss.ss_size = kAltStackBytes;
+  if (::sigaltstack(&ss, nullptr) != 0) {
+    ::munmap(p, kAltStackBytes);
+    return;
+  }
+  g_alt_lo.store(reinterpret_cast<uintptr_t>(p), std::memory_order_relaxed);
+  g_alt_hi.store(reinterpret_cast<uintptr_t>(p) + kAltStackBytes, std::memory_order_relaxed);
+}
+
+// A POSIX timer whose SIGALRM goes to one thread (Linux's SIGEV_THREAD_ID), made for the thread
+// that arms the limits and made again if another thread arms them later.
+timer_t g_timer{};
+long g_timer_tid = 0;
+bool g_use_itimer = false;  // timer_create refused: setitimer's process-wide signal, as before
+
+void aim_timer_at_this_thread() {
+  const long tid = ::syscall(SYS_gettid);
+  g_armed_tid.store(tid, std::memory_order_relaxed);
+  if (g_timer_tid == tid || g_use_itimer) return;
+  if (g_timer_tid != 0) ::timer_delete(g_timer);
+  g_timer_tid = 0;
+  sigevent ev{};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = SIGALRM;
+#ifdef sigev_notify_thread_id
+  ev.sigev_notify_thread_id = static_cast<pid_t>(tid);
+#else
+  ev._sigev_un._tid = static_cast<pid_t>(tid);
+#endif
+  if (::timer_create(CLOCK_MONOTONIC, &ev, &g_timer) == 0) g_timer_tid = tid;
+  else g_use_itimer = true;
+}
+
 void set_timer(int64_t interval_ns) {
-  itimerval t{};
+  if (g_use_itimer) {
+    itimerval t{};
+    t.it_interval.tv_sec = interval_ns / 1'000'000'000;
+    t.it_interval.tv_usec = (interval_ns % 1'000'000'000) / 1000;
+    t.it_value = t.it_interval;
+    ::setitimer(ITIMER_REAL, &t, nullptr);
+    return;
+  }
+  if (g_timer_tid == 0) return;  // never armed
+  itimerspec t{};
   t.it_interval.tv_sec = interval_ns / 1'000'000'000;
-  t.it_interval.tv_usec = (interval_ns % 1'000'000'000) / 1000;
+  t.it_interval.tv_nsec = interval_ns % 1'000'000'000;
   t.it_value = t.it_interval;
-  ::setitimer(ITIMER_REAL, &t, nullptr);
+  ::timer_settime(g_timer, 0, &t, nullptr);
 }
 
 std::string seconds_text(double s) { return fmt::format("{:g}", s); }
@@ -164,16 +251,27 @@ void start_run_limits(const RunLimits& limits) {
   g_deadline_ns.store(limits.timeout_s > 0 ? now_ns() + static_cast<int64_t>(limits.timeout_s * 1e9) : 0);
   g_limit.store(limits.max_memory, std::memory_order_relaxed);
   g_sample_rss.store(limits.sample_rss, std::memory_order_relaxed);
+  g_sample_ns.store(limits.sample_interval_ns > 0 ? limits.sample_interval_ns : kSampleNs, std::memory_order_relaxed);
+  g_last_rss.store(0, std::memory_order_relaxed);
   if (const long page = ::sysconf(_SC_PAGESIZE); page > 0) g_page_bytes.store(static_cast<uint64_t>(page), std::memory_order_relaxed);
   run_limits_detail::stop_flag.store(false, std::memory_order_relaxed);
   if (limits.timeout_s <= 0 && limits.max_memory == 0) return;
+  ensure_alternate_stack();
+  aim_timer_at_this_thread();
   struct sigaction sa {};
   sa.sa_handler = on_alarm;
-  sa.sa_flags = SA_RESTART;  // interrupted reads and writes carry on
+  sa.sa_flags = SA_RESTART | SA_ONSTACK;  // interrupted reads and writes carry on
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGALRM, &sa, nullptr);
   g_state.store(kArmed);
-  set_timer(kSampleNs);
+  set_timer(g_sample_ns.load(std::memory_order_relaxed));
+}
+
+uint64_t last_sampled_rss() { return g_last_rss.load(std::memory_order_relaxed); }
+
+WatchdogLooks watchdog_looks() {
+  return {g_looks.load(std::memory_order_relaxed), g_looks_off_stack.load(std::memory_order_relaxed),
+          g_looks_off_thread.load(std::memory_order_relaxed)};
 }
 
 void stop_run_limits() {

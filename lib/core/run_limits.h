@@ -5,9 +5,10 @@
 //   - time: a deadline;
 //   - everything else (a list grown without end): a watchdog samples the process's anonymous
 //     memory (RSS minus file-backed pages) against the same limit.
-// The watchdog is a SIGALRM handler every 50 ms while limits are armed (not a thread: see
-// run_limits.cpp). The interpreter stops cooperatively: it reads stop_requested() at every loop
-// back edge and before every kernel, and throws LimitReached, which names the function and the node it was running. A
+// The watchdog is a SIGALRM handler every 50 ms while limits are armed (not a thread), on the
+// arming thread's alternate signal stack (run_limits.cpp says why). The interpreter stops
+// cooperatively: it reads stop_requested() at every loop back edge and before every kernel, and
+// throws LimitReached, which names the function and the node it was running. A
 // model stuck inside one long kernel never reaches such a point: the watchdog then removes the
 // temporary files of outputs being written (output_file.h), prints one line and ends the process
 // with exit status 2 (_exit, so no OpenMP thread is waited for).
@@ -41,10 +42,22 @@ struct RunLimits {
   // Off only where the process's memory is not the model's (a fuzzer under ASan: its shadow
   // memory, quarantine and corpus); tensors are held to the limit either way.
   bool sample_rss = true;
+  // How often the watchdog looks (0: every 50 ms). Tests look far more often, to meet the races
+  // between the handler and the code it interrupts that a real run meets once in thousands.
+  int64_t sample_interval_ns = 0;
 };
 
 // Arms the limits for the rest of the command (a second call replaces the first's).
 void start_run_limits(const RunLimits& limits);
+// The process's anonymous resident memory at the watchdog's latest look (bytes; 0 before one).
+uint64_t last_sampled_rss();
+// How many times the watchdog looked since the process started, and how many of those ran
+// anywhere but on the armed thread's alternate signal stack, or on another thread (both stay 0:
+// see run_limits.cpp for why a signal on the interrupted stack is not safe).
+struct WatchdogLooks {
+  uint64_t looks = 0, off_own_stack = 0, off_armed_thread = 0;
+};
+WatchdogLooks watchdog_looks();
 // The command is over: the watchdog will not act any more. If it is already ending the process
 // (from another thread), waits for that instead of returning (so exactly one message is printed).
 void stop_run_limits();
