@@ -137,6 +137,18 @@ def pooling_cases():
     xs[0, 70, 6, 7] = float("nan")
     xs[0, 5, 14, 15] = float("nan")
     case(c, "max_3x3s2_ceil_cl", "aten::max_pool2d", [xs, [3, 3], [2, 2], [0, 0], [1, 1], True], F.max_pool2d(xs, 3, 2, 0, 1, True))
+    # Infinities and extremes (ShuffleNet's 24 channels: a block of 16 and one of 8): +inf beside
+    # -inf in one window, a window of -inf only, values near FLT_MAX of both signs, a NaN in the
+    # 8-block. Whatever a kernel computes besides the maximum (a NaN flag, a sum) must not change it.
+    xi = cl(1, 24, 11, 12)
+    xi[0, 2, 3, 3], xi[0, 2, 3, 4] = float("inf"), float("-inf")
+    xi[0, 20, 4, 4], xi[0, 20, 5, 5] = float("-inf"), float("inf")
+    xi[0, 9, 6, 5:8] = 3e38
+    xi[0, 11, 7, 6], xi[0, 11, 7, 7] = -3e38, 3e38
+    xi[0, 17, 0:3, 0:3] = float("-inf")
+    xi[0, 22, 9, 9] = float("nan")
+    case(c, "max_3x3s2p1_inf_cl", "aten::max_pool2d", [xi, [3, 3], [2, 2], [1, 1], [1, 1], False], F.max_pool2d(xi, 3, 2, 1))
+    case(c, "max_2x2_inf_cl", "aten::max_pool2d", [xi, [2, 2], [2, 2], [0, 0], [1, 1], False], F.max_pool2d(xi, 2, 2))
     y = cl(1, 24, 13, 14)
     case(c, "avg_3x3s2p1_cl", "aten::avg_pool2d", [y, [3, 3], [2, 2], [1, 1], False, True, None], F.avg_pool2d(y, 3, 2, 1))
     case(c, "avg_exclude_pad_ceil_cl", "aten::avg_pool2d", [y, [3, 2], [2, 2], [1, 1], True, False, None],
