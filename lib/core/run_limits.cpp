@@ -89,11 +89,10 @@ int64_t now_ns() {
 
 // Resident anonymous memory: what the process allocated, not the model file it maps. Parsed by
 // hand: sscanf is not async-signal-safe. Neither instrumented by AddressSanitizer nor through its
-// read() interceptor, which checks `buf` against shadow memory: this runs in the SIGALRM handler,
-// and when the signal lands on a frame of ASan's own stack bookkeeping the shadow there is not the
-// handler's. CI saw read()'s 44-45 bytes into `buf` reported as a heap overflow (the report then
-// failing inside itself), on `bench-threads --op mm` and later on check-trace; raw system calls
-// leave the sanitizers out of it.
+// read() interceptor, which checks `buf` against shadow memory: before the handler had its own
+// stack, `buf` sat wherever the interrupted code's rsp pointed (oneDNN's heap workspace, above),
+// and CI saw read()'s 44-45 bytes reported as a heap overflow, the report then failing inside
+// itself. Raw system calls keep the sanitizers' interceptors out of the handler altogether.
 #if defined(__GNUC__)
 __attribute__((no_sanitize_address))
 #endif
