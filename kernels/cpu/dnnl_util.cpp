@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 #include <string_view>
 
 #include "kernels/cpu/cpu_features.h"
@@ -63,10 +62,14 @@ void execute_conv(const dnnl::convolution_forward& prim, const dnnl::convolution
   const auto& eng = dnnl_engine();
   const size_t bytes = dst.get_desc().get_size();
   const dnnl::memory out = epilogue_after ? dnnl::memory(dst.get_desc(), eng, scratch_buffer(ScratchSlot::ConvAcc, bytes)) : dst;
-  dnnl::memory pad(pd.scratchpad_desc(), eng, scratch_buffer(ScratchSlot::Primitive, pd.scratchpad_desc().get_size()));
-  std::unordered_map<int, dnnl::memory> io{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, out}, {DNNL_ARG_SCRATCHPAD, pad}};
-  if (bias) io.emplace(DNNL_ARG_BIAS, bias);
-  prim.execute(dnnl_stream(), io);
+  const dnnl::memory::desc pad_d = pd.scratchpad_desc();
+  const dnnl::memory pad(pad_d, eng, scratch_buffer(ScratchSlot::Primitive, pad_d.get_size()));
+  // The C call, its arguments on the stack: the C++ execute() takes them as an unordered_map, five
+  // heap nodes and a bucket array a call.
+  dnnl_exec_arg_t io[5] = {{DNNL_ARG_SRC, src.get()}, {DNNL_ARG_WEIGHTS, weights.get()}, {DNNL_ARG_DST, out.get()},
+                           {DNNL_ARG_SCRATCHPAD, pad.get()}, {DNNL_ARG_BIAS, bias ? bias.get() : nullptr}};
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(prim.get(), dnnl_stream().get(), bias ? 5 : 4, io),
+                          "could not execute a convolution");
   if (!epilogue_after) return;
   dnnl_stream().wait();
   finish_all_f32(static_cast<const float*>(out.get_data_handle()), e, static_cast<int64_t>(bytes / sizeof(float)),
