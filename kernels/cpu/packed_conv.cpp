@@ -547,8 +547,21 @@ bool PackedConv::runs_pointwise(const Tensor& input, const Tensor& residual) con
   return p.spatial_dims == 2 && pointwise_->takes(input, residual, p.oh, p.ow);
 }
 
+std::shared_ptr<const ConvParams> PackedConv::params_for(const Tensor& input) const {
+  if (input.dtype() == weight_.dtype()) {  // else conv_params says what is wrong
+    std::lock_guard<std::mutex> lock(mu_);
+    if (last_params_ && input.sizes() == last_params_sizes_) return last_params_;
+  }
+  auto p = std::make_shared<const ConvParams>(conv_params(input, weight_, bias_, args_, "convolution"));
+  std::lock_guard<std::mutex> lock(mu_);
+  last_params_ = p;
+  last_params_sizes_ = input.sizes();
+  return p;
+}
+
 Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool channels_last_out) const {
-  const ConvParams p = conv_params(input_arg, weight_, bias_, args_, "convolution");
+  const std::shared_ptr<const ConvParams> params = params_for(input_arg);
+  const ConvParams& p = *params;
   const bool two_d = p.spatial_dims == 2;
   if (p.n == 0) return new_output(DType::Float32, p.out_sizes);
   if (input_arg.numel() == 0) throw Unsupported("convolution of an input with no elements per image");
