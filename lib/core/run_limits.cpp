@@ -60,7 +60,6 @@ std::atomic<uint64_t> g_limit{0}, g_in_use{0};
 // async-signal-safe.
 std::atomic<uint64_t> g_page_bytes{4096};
 std::atomic<bool> g_sample_rss{true};
-std::atomic<int64_t> g_sample_ns{kSampleNs};
 std::atomic<uint64_t> g_last_rss{0};
 // The armed thread and its alternate signal stack, for the handler's own-stack count.
 std::atomic<long> g_armed_tid{0};
@@ -171,6 +170,8 @@ void ensure_alternate_stack() {
   }
   constexpr size_t kAltStackBytes = 256 << 10;  // the sanitizers' own handlers may run on it too
   void* p = ::mmap(nullptr, kAltStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  g_alt_lo.store(0, std::memory_order_relaxed);  // none until ours is installed
+  g_alt_hi.store(0, std::memory_order_relaxed);
   if (p == MAP_FAILED) return;
   stack_t ss{};
   ss.ss_sp = p;
@@ -250,7 +251,6 @@ void start_run_limits(const RunLimits& limits) {
   g_deadline_ns.store(limits.timeout_s > 0 ? now_ns() + static_cast<int64_t>(limits.timeout_s * 1e9) : 0);
   g_limit.store(limits.max_memory, std::memory_order_relaxed);
   g_sample_rss.store(limits.sample_rss, std::memory_order_relaxed);
-  g_sample_ns.store(limits.sample_interval_ns > 0 ? limits.sample_interval_ns : kSampleNs, std::memory_order_relaxed);
   g_last_rss.store(0, std::memory_order_relaxed);
   if (const long page = ::sysconf(_SC_PAGESIZE); page > 0) g_page_bytes.store(static_cast<uint64_t>(page), std::memory_order_relaxed);
   run_limits_detail::stop_flag.store(false, std::memory_order_relaxed);
@@ -263,7 +263,7 @@ void start_run_limits(const RunLimits& limits) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGALRM, &sa, nullptr);
   g_state.store(kArmed);
-  set_timer(g_sample_ns.load(std::memory_order_relaxed));
+  set_timer(limits.sample_interval_ns > 0 ? limits.sample_interval_ns : kSampleNs);
 }
 
 uint64_t last_sampled_rss() { return g_last_rss.load(std::memory_order_relaxed); }
