@@ -21,4 +21,11 @@ bool channel_shuffle_channels_last_ok(const Tensor& x, int64_t groups);
 // Output channel k * groups + j is input channel j * (C / groups) + k; dense channels-last.
 Tensor channel_shuffle_channels_last(const Tensor& x, int64_t groups);
 
+// The same shuffle of the concatenation of `parts` along the channels, without the concatenation:
+// each pixel's output channels read straight from the parts (ShuffleNet's cat then shuffle).
+// Takes float32 [N, Ci, H, W] parts of equal N, H and W, each channels-last (dense or a channel
+// slice), whose channel counts are multiples of C / groups (each group within one part).
+bool channel_shuffle_parts_channels_last_ok(const std::vector<Tensor>& parts, int64_t groups);
+Tensor channel_shuffle_parts_channels_last(const std::vector<Tensor>& parts, int64_t groups);
+
 }  // namespace jitctl::cpu

@@ -706,6 +706,117 @@ std::optional<ShuffleChain> channel_shuffle_at(Node* n) {
   return c;
 }
 
+// ShuffleNet's block end: `cat([a, b], 1)`, then the channel shuffle (ShuffleChain) of the
+// result, whose view sizes torchvision computes from the concatenation's (aten::size,
+// NumToTensor, floor_divide, Int, ListConstruct). The concatenation and the shuffle would each
+// copy every value; here each pixel's shuffled channels are written straight from the parts, in
+// one pass, channels-last. The size computations run on the parts' sizes (no concatenation
+// needed for them). Other inputs, and sizes that are no shuffle, replay every node.
+class PreparedCatShuffle final : public PreparedKernel {
+ public:
+  struct Arg {
+    enum class Kind { Const, Slot, Local } kind = Kind::Const;
+    IValue value;       // Const
+    size_t index = 0;   // Slot: an input of the instruction; Local: an earlier step's output
+  };
+  struct Step {
+    KernelFn fn = nullptr;
+    std::vector<Arg> args;
+    std::optional<int64_t> size_dim;  // aten::size(cat, dim): on the fast path, the concatenation's size
+    bool sizes = false;     // a size computation (not the concatenation, not the shuffle's views)
+  };
+
+  PreparedCatShuffle(size_t parts, size_t cat_step, Arg split, Arg merged, bool channels_last_out, std::vector<Step> steps)
+      : parts_(parts), cat_step_(cat_step), split_(std::move(split)), merged_(std::move(merged)), channels_last_out_(channels_last_out),
+        steps_(std::move(steps)) {}
+
+  void run(Stack& s) const override {
+    if (channels_last_out_) {
+      std::vector<Tensor> parts;
+      for (size_t i = 0; i < parts_; ++i) {
+        if (!s.at(i).is_tensor()) break;
+        parts.push_back(s[i].to_tensor());
+      }
+      std::vector<int64_t> cat;
+      if (parts.size() == parts_ && same_image(parts, cat)) {
+        std::vector<IValue> locals(steps_.size());
+        bool ok = true;
+        for (size_t i = 0; i < steps_.size() && ok; ++i) {
+          const Step& st = steps_[i];
+          if (!st.sizes) continue;
+          if (st.size_dim) {
+            const int64_t d = *st.size_dim < 0 ? *st.size_dim + 4 : *st.size_dim;
+            ok = d >= 0 && d < 4;
+            if (ok) locals[i] = IValue(cat[static_cast<size_t>(d)]);
+            continue;
+          }
+          locals[i] = call(st, s, locals);
+        }
+        std::vector<int64_t> a, b;
+        const int64_t g = ok && ints_of(arg(split_, s, locals), a) && ints_of(arg(merged_, s, locals), b) ? cpu::channel_shuffle_groups(cat, a, b) : 0;
+        if (g > 0 && cpu::channel_shuffle_parts_channels_last_ok(parts, g)) {
+          s.assign(1, IValue(cpu::channel_shuffle_parts_channels_last(parts, g)));
+          return;
+        }
+        // A group across two parts (three groups of 16 over 24 + 24 channels): two passes.
+        if (g > 0 && cpu::concat_channels_last_ok(parts)) {
+          const Tensor x = cpu::concat_channels_last(parts);
+          if (cpu::channel_shuffle_channels_last_ok(x, g)) {
+            s.assign(1, IValue(cpu::channel_shuffle_channels_last(x, g)));
+            return;
+          }
+        }
+      }
+    }
+    std::vector<IValue> locals(steps_.size());
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      locals[i] = call(steps_[i], s, locals);
+      // The parts may be channels-last where PyTorch's are contiguous: its concatenation then
+      // is too, and a view PyTorch can take of it must not fail here.
+      if (i == cat_step_ && locals[i].is_tensor() && !locals[i].to_tensor().is_contiguous())
+        locals[i] = IValue(cpu::contiguous(locals[i].to_tensor()));
+    }
+    s.assign(1, std::move(locals.back()));
+  }
+
+ private:
+  static const IValue& arg(const Arg& a, const Stack& s, const std::vector<IValue>& locals) {
+    return a.kind == Arg::Kind::Const ? a.value : a.kind == Arg::Kind::Slot ? s.at(a.index) : locals.at(a.index);
+  }
+
+  static IValue call(const Step& st, const Stack& s, const std::vector<IValue>& locals) {
+    Stack in;
+    in.reserve(st.args.size());
+    for (const Arg& a : st.args) in.push_back(arg(a, s, locals));
+    st.fn(in);
+    return std::move(in.at(0));
+  }
+
+  // 4-D parts of one N, H and W: the sizes of their concatenation along the channels.
+  static bool same_image(const std::vector<Tensor>& parts, std::vector<int64_t>& cat) {
+    for (const Tensor& t : parts)
+      if (t.dim() != 4 || t.sizes()[0] != parts[0].sizes()[0] || t.sizes()[2] != parts[0].sizes()[2] || t.sizes()[3] != parts[0].sizes()[3])
+        return false;
+    cat = {parts[0].sizes()[0], 0, parts[0].sizes()[2], parts[0].sizes()[3]};
+    for (const Tensor& t : parts) cat[1] += t.sizes()[1];
+    return true;
+  }
+
+  static bool ints_of(const IValue& v, std::vector<int64_t>& out) {
+    if (!v.is(IValue::Kind::List)) return false;
+    for (const IValue& e : v.to_list()->items) {
+      if (!e.is(IValue::Kind::Int)) return false;
+      out.push_back(e.to_int());
+    }
+    return true;
+  }
+
+  size_t parts_, cat_step_;
+  Arg split_, merged_;
+  bool channels_last_out_;
+  std::vector<Step> steps_;
+};
+
 // ---- layout ----------------------------------------------------------------------------------
 
 // Readers that take a tensor of any strides and give the same values: the value may be
@@ -855,9 +966,88 @@ static Node* max_pool_reading(const Node* cat, const std::function<bool(const No
   return pool;
 }
 
+// The concatenation at `list` and the channel shuffle of its result, with the size computations
+// between them (PreparedCatShuffle), when every node from the list to the shuffle's last view is
+// one of them or a constant, and no value they define is read after.
+static std::optional<PreparedGroup> prepare_cat_shuffle(Node* list, Node* cat, KernelFn (*lookup)(const Node*),
+                                                        const std::function<bool(const Node*)>& taken) {
+  using CS = PreparedCatShuffle;
+  std::optional<ShuffleChain> chain;
+  for (const Use& u : cat->output()->uses()) {
+    if (is_kind(u.user, {"aten::size"})) continue;
+    if (chain || u.offset != 0 || !(chain = channel_shuffle_at(u.user))) return std::nullopt;
+  }
+  if (!chain) return std::nullopt;
+  const std::vector<Node*> views{chain->view5, chain->transpose, chain->contiguous, chain->view4};
+  std::vector<Node*> nodes{list};
+  for (Node* n = list->next(); n; n = n->next()) {
+    if (n->kind().qual_string() == "prim::Constant") {
+      if (n == chain->view4) return std::nullopt;
+      continue;
+    }
+    nodes.push_back(n);
+    if (n == chain->view4) break;
+  }
+  if (nodes.back() != chain->view4) return std::nullopt;
+  std::unordered_map<const Value*, size_t> local;  // a value defined in the group: its step
+  GroupBuilder b;
+  for (Value* v : list->inputs()) b.slot_of(v);
+  std::vector<CS::Step> steps;
+  size_t cat_step = 0;
+  auto arg_of = [&](Value* v) {
+    CS::Arg a;
+    if (auto it = local.find(v); it != local.end()) {
+      a.kind = CS::Arg::Kind::Local;
+      a.index = it->second;
+    } else if (auto c = constant_of(v)) {
+      a.value = std::move(*c);
+    } else {
+      a.kind = CS::Arg::Kind::Slot;
+      a.index = b.slot_of(v);
+    }
+    return a;
+  };
+  for (Node* n : nodes) {
+    const KernelFn fn = lookup(n);
+    if (taken(n) || !fn || !n->blocks().empty() || n->outputs().size() != 1) return std::nullopt;
+    const bool is_view = std::find(views.begin(), views.end(), n) != views.end();
+    CS::Step st;
+    st.fn = fn;
+    st.sizes = n != list && n != cat && !is_view;
+    if (st.sizes) {
+      // Pure, and reading the concatenation only for its sizes.
+      const std::string_view k = n->kind().qual_string();
+      const FunctionSchema* s = schema_of(n);
+      if (k != "prim::ListConstruct" && k != "prim::NumToTensor" && (!k.starts_with("aten::") || !s || s->is_mutable())) return std::nullopt;
+      for (const Value* in : n->inputs())
+        if (in == cat->output()) {
+          auto d = n->inputs().size() == 2 && is_kind(n, {"aten::size"}) ? constant_of(n->input(1)) : std::nullopt;
+          if (!d || !d->is(IValue::Kind::Int)) return std::nullopt;
+          st.size_dim = d->to_int();
+        }
+    }
+    for (Value* in : n->inputs()) st.args.push_back(arg_of(in));
+    if (n == cat) cat_step = steps.size();
+    local[n->output()] = steps.size();
+    steps.push_back(std::move(st));
+  }
+  for (Node* n : nodes)
+    for (const Use& u : n->output()->uses())
+      if (n != chain->view4 && std::find(nodes.begin(), nodes.end(), u.user) == nodes.end()) return std::nullopt;
+  auto side = [&](Value* v) { return arg_of(v); };
+  CS::Arg split = side(chain->view5->input(1)), merged = side(chain->view4->input(1));
+  std::unordered_map<const Value*, bool> memo;
+  b.g.nodes = nodes;
+  b.g.output = chain->view4->output();
+  b.g.op = std::make_shared<CS>(list->inputs().size(), cat_step, std::move(split), std::move(merged), channels_last_ok(b.g.output, memo),
+                                std::move(steps));
+  return std::move(b.g);
+}
+
 static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
   Node* cat = channel_cat_of_list(list);
   if (!cat) return std::nullopt;
+  if (auto g = prepare_cat_shuffle(list, cat, lookup, taken)) return g;
   const KernelFn fn = lookup(cat);
   if (!fn) return std::nullopt;
   std::unordered_map<const Value*, bool> memo;

@@ -15,7 +15,8 @@ output), which tests/corpus/test_run_golden.cpp replays through `jitctl run`; an
 writes_weight_scripted.pt with writes_weight_scripted.calls.pt (input, outputs of three calls).
 The transformer models (kernels/cpu/prepared_attention.cpp: the fast path's encoder layer and
 self-attention with packed weights), the dense layers, the video blocks (3-D convolutions and
-pooling), ShuffleNet's units (the channel shuffle) and the expand + depthwise pairs come last, each from its own seed, so adding them left the files above as they were.
+pooling), ShuffleNet's units (the channel shuffle), the expand + depthwise pairs and the
+concatenations before shuffles come last, each from its own seed, so adding them left the files above as they were.
 Run: /usr/bin/python3 testdata/gen/make_fast_path_models.py
 """
 import os
@@ -500,6 +501,32 @@ def flatten_heads():
     return "flatten_heads_frozen", FlattenHeads().eval(), [(r(1, 8, 13, 13),), (r(2, 8, 13, 13),)]
 
 
+class CatShuffles(nn.Module):
+    """Concatenations and the channel shuffles of their results (lib/runtime/prepare.cpp's
+    PreparedCatShuffle) in the forms its one pass over the parts does not take: a part that is the
+    model's input (not channels-last: the nodes replayed), and 8 + 24 channels in two groups (a
+    group across two parts: concatenated, then shuffled); and one it takes, three parts of 16, 16
+    and 32 channels in four groups."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.a2, self.b = nn.Conv2d(16, 16, 1), nn.Conv2d(16, 16, 1), nn.Conv2d(16, 32, 3, padding=1)
+        self.c, self.d = nn.Conv2d(16, 8, 1), nn.Conv2d(16, 24, 1)
+        self.hy, self.hz, self.hw = nn.Conv2d(32, 8, 1), nn.Conv2d(64, 8, 1), nn.Conv2d(32, 8, 1)
+
+    def forward(self, x):
+        y = channel_shuffle(torch.cat((x, F.relu(self.a(x))), 1), 2)
+        z = channel_shuffle(torch.cat((F.relu(self.a2(x)), self.a(x), self.b(x)), 1), 4)
+        w = channel_shuffle(torch.cat((self.c(x), F.relu(self.d(x))), 1), 2, merged_as_minus_one=True)
+        return self.hy(y) + self.hz(z) + self.hw(w)
+
+
+def cat_shuffles():
+    """(name, module, inputs), from their own seed: added after the files above."""
+    torch.manual_seed(47)
+    return "cat_shuffles_frozen", CatShuffles().eval(), [(r(1, 16, 9, 11),), (r(2, 16, 8, 8),)]
+
+
 def write_frozen(mdir, gdir, name, m, inputs, freeze=True):
     with torch.no_grad():
         traced = torch.jit.trace(m, inputs[0]).eval()
@@ -533,7 +560,8 @@ def main():
     with torch.no_grad():
         outs = [m(x) for _ in range(3)]
     torch.save((x, tuple(outs)), os.path.join(mdir, "writes_weight_scripted.calls.pt"))
-    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks(), flatten_heads(), small_expand_blocks()):
+    for name, m, inputs in (dense_layers(), video_blocks(), shuffle_blocks(), expand_blocks(), flatten_heads(), small_expand_blocks(),
+                               cat_shuffles()):
         write_frozen(mdir, gdir, name, m, inputs)
     name, m, inputs = flatten_heads()
     write_frozen(mdir, gdir, name.replace("_frozen", "_plain"), m, inputs, freeze=False)

@@ -184,16 +184,31 @@ TEST_CASE("run: JITCTL_PROFILE=shapes tells prepared convolutions apart by their
   CHECK_MESSAGE(r.err.find(" w[16,96,1,1] -> ") != std::string::npos, r.err);
 }
 
-TEST_CASE("run: ShuffleNet's channel shuffles run as one prepared instruction each") {
-  // shuffle_blocks_frozen has four shuffles and one view -> transpose -> contiguous -> view that
-  // is none (its values are in the run goldens). JITCTL_PROFILE names instructions: the views,
-  // transposes and contiguous copies must not run on their own.
+TEST_CASE("run: ShuffleNet's channel shuffles run as one prepared instruction each, with the concatenation before them") {
+  // shuffle_blocks_frozen has four concatenations each read by a shuffle (whose view sizes come
+  // from aten::size of the concatenation), one other concatenation, and one view -> transpose ->
+  // contiguous -> view that is no shuffle (its values are in the run goldens). JITCTL_PROFILE
+  // names instructions: the concatenations, size computations, views, transposes and contiguous
+  // copies must not run on their own.
   const auto calls = instructions_run("shuffle_blocks_frozen");
   for (const auto& [op, n] : calls) {
     CHECK_MESSAGE(op.find("aten::transpose") == std::string::npos, op);
     CHECK_MESSAGE(op.find("aten::contiguous") == std::string::npos, op);
+    CHECK_MESSAGE(op.find("aten::cat") == std::string::npos, op);
     CHECK_MESSAGE(op != "aten::view", op);
   }
   CHECK(calls.count("aten::view (prepared)") == 1);
-  if (calls.count("aten::view (prepared)")) CHECK(calls.at("aten::view (prepared)") == 5);
+  if (calls.count("aten::view (prepared)")) CHECK(calls.at("aten::view (prepared)") == 1);
+  CHECK(calls.count("prim::ListConstruct (prepared)") == 1);
+  if (calls.count("prim::ListConstruct (prepared)")) CHECK(calls.at("prim::ListConstruct (prepared)") == 5);
+  // cat_shuffles_frozen: three concatenations + shuffles, one each way PreparedCatShuffle runs
+  // (one pass, concatenated then shuffled, the nodes replayed for an NCHW part).
+  const auto more = instructions_run("cat_shuffles_frozen");
+  for (const auto& [op, n] : more) {
+    CHECK_MESSAGE(op.find("aten::cat") == std::string::npos, op);
+    CHECK_MESSAGE(op.find("aten::size") == std::string::npos, op);
+    CHECK_MESSAGE(op.find("aten::view") == std::string::npos, op);
+  }
+  CHECK(more.count("prim::ListConstruct (prepared)") == 1);
+  if (more.count("prim::ListConstruct (prepared)")) CHECK(more.at("prim::ListConstruct (prepared)") == 3);
 }
