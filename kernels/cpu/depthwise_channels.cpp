@@ -196,11 +196,194 @@ void channels_for(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_
 
 #endif  // JITCTL_TARGET_AVX512
 
+#if defined(JITCTL_TARGET_AVX512) && defined(JITCTL_TARGET_AVX2)
+
+// The same kernel on AVX2: 8 channels a vector, and blocks of at most 8 outputs (16 registers
+// hold the block's accumulators, a kernel row's weights and the input vector). A last vector of
+// fewer than 8 channels loads and stores under a mask: the neighbouring channels may belong to
+// another thread's run (expand_depthwise's split by channels), so no vector reaches past c1.
+namespace on_avx2 {
+
+using avx2::vf;
+
+template <bool Masked>
+JITCTL_AVX2_INLINE __m256 load(const float* p, __m256i k) {
+  if constexpr (Masked)
+    return _mm256_maskload_ps(p, k);
+  else
+    return _mm256_loadu_ps(p);
+}
+
+template <Mode M, int NB, bool Masked>
+JITCTL_AVX2_INLINE void store(const __m256* acc, int n, float* y, int64_t ld, __m256i k, vf lo, vf hi) {
+#pragma GCC unroll 8
+  for (int i = 0; i < NB; ++i) {
+    if (i >= n) break;
+    vf v = reinterpret_cast<vf>(acc[i]);
+    if constexpr (M == Mode::Silu)
+      v = reinterpret_cast<vf>(silu8(reinterpret_cast<__m256>(v)));
+    else
+      v = activate<M>(v, lo, hi);
+    if constexpr (Masked)
+      _mm256_maskstore_ps(y + i * ld, k, reinterpret_cast<__m256>(v));
+    else
+      _mm256_storeu_ps(y + i * ld, reinterpret_cast<__m256>(v));
+  }
+}
+
+// block() of the AVX-512 code: one load per tap, for the widths and strides block_reuse lacks.
+template <Mode M, int NB, bool Masked>
+JITCTL_AVX2_INLINE void block(const Geometry& g, __m256i k, __m256 bias, const float* x, const float* w, float* y, int64_t ky0, int64_t ky1,
+                              int64_t ix0, int n, const uint32_t* valid, vf lo, vf hi) {
+  __m256 acc[NB];
+#pragma GCC unroll 8
+  for (int i = 0; i < NB; ++i) acc[i] = bias;
+  const int64_t step = g.sw * g.ld, full = (1u << NB) - 1;
+  for (int64_t ky = ky0; ky < ky1; ++ky) {
+    const float* xrow = x + ky * g.w_in * g.ld;
+    const float* wrow = w + ky * g.kw * g.c;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const uint32_t bits = valid[kx];
+      if (bits == 0) continue;
+      const __m256 wv = load<Masked>(wrow + kx * g.c, k);
+      const float* xk = xrow + (ix0 + kx) * g.ld;
+      if (bits == full) {
+#pragma GCC unroll 8
+        for (int i = 0; i < NB; ++i) acc[i] = _mm256_fmadd_ps(load<Masked>(xk + i * step, k), wv, acc[i]);
+      } else {
+#pragma GCC unroll 8
+        for (int i = 0; i < NB; ++i)
+          if (bits >> i & 1) acc[i] = _mm256_fmadd_ps(load<Masked>(xk + i * step, k), wv, acc[i]);
+      }
+    }
+  }
+  store<M, NB, Masked>(acc, n, y, g.ld, k, lo, hi);
+}
+
+// block_reuse() of the AVX-512 code: each input pixel of a kernel row loaded once.
+template <Mode M, int NB, int KW, int SW, bool Edge, bool Masked>
+JITCTL_AVX2_INLINE void block_reuse(const Geometry& g, __m256i k, __m256 bias, const float* x, const float* w, float* y, int64_t ky0,
+                                    int64_t ky1, int64_t ix0, int n, vf lo, vf hi) {
+  constexpr int J = (NB - 1) * SW + KW;
+  __m256 acc[NB];
+#pragma GCC unroll 8
+  for (int i = 0; i < NB; ++i) acc[i] = bias;
+  for (int64_t ky = ky0; ky < ky1; ++ky) {
+    const float* xrow = x + (ky * g.w_in + ix0) * g.ld;
+    __m256 wv[KW];
+#pragma GCC unroll 8
+    for (int kx = 0; kx < KW; ++kx) wv[kx] = load<Masked>(w + (ky * KW + kx) * g.c, k);
+#pragma GCC unroll 64
+    for (int j = 0; j < J; ++j) {
+      if (Edge && (ix0 + j < 0 || ix0 + j >= g.w_in)) continue;
+      const __m256 xv = load<Masked>(xrow + j * g.ld, k);
+#pragma GCC unroll 8
+      for (int kx = 0; kx < KW; ++kx) {
+        const int i = (j - kx) / SW;
+        if (j - kx >= 0 && (j - kx) % SW == 0 && i < NB) acc[i] = _mm256_fmadd_ps(xv, wv[kx], acc[i]);
+      }
+    }
+  }
+  store<M, NB, Masked>(acc, n, y, g.ld, k, lo, hi);
+}
+
+JITCTL_AVX2_INLINE __m256i tail_mask(int64_t left) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<int64_t>(left, avx2::kLanes))), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+template <Mode M, int NB, int KW, int SW>
+JITCTL_TARGET_AVX2 void rows_reuse(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
+  const vf lo = avx2::splat(g.lo), hi = avx2::splat(g.hi);
+  constexpr int64_t J = (NB - 1) * SW + KW;
+  const int64_t blocks = (g.ow + NB - 1) / NB;
+  for (int64_t oy = oy0; oy < oy1; ++oy) {
+    const int64_t iy0 = oy * g.sh - g.ph;
+    const int64_t ky0 = std::max<int64_t>(0, -iy0), ky1 = std::min(g.kh, g.h - iy0);
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t ox0 = b * NB, ix0 = ox0 * SW - g.pw;
+      const int n = static_cast<int>(std::min<int64_t>(NB, g.ow - ox0));
+      const bool edge = ix0 < 0 || ix0 + J > g.w_in;
+      for (int64_t c = c0; c < c1; c += avx2::kLanes) {
+        const __m256i k = tail_mask(c1 - c);
+        const float* x = g.x + (iy0 - g.x_row0) * g.w_in * g.ld + c;
+        float* y = g.y + (oy * g.ow + ox0) * g.ld + c;
+        if (c1 - c >= avx2::kLanes) {
+          const __m256 bias = _mm256_loadu_ps(g.bias + c);
+          if (edge)
+            block_reuse<M, NB, KW, SW, true, false>(g, k, bias, x, g.w + c, y, ky0, ky1, ix0, n, lo, hi);
+          else
+            block_reuse<M, NB, KW, SW, false, false>(g, k, bias, x, g.w + c, y, ky0, ky1, ix0, n, lo, hi);
+        } else {
+          const __m256 bias = _mm256_maskload_ps(g.bias + c, k);
+          block_reuse<M, NB, KW, SW, true, true>(g, k, bias, x, g.w + c, y, ky0, ky1, ix0, n, lo, hi);
+        }
+      }
+    }
+  }
+}
+
+template <Mode M, int NB>
+JITCTL_TARGET_AVX2 void channels(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
+  const vf lo = avx2::splat(g.lo), hi = avx2::splat(g.hi);
+  const int64_t blocks = (g.ow + NB - 1) / NB;
+  std::vector<uint32_t> valid(static_cast<size_t>(blocks * g.kw), 0);
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t kx = 0; kx < g.kw; ++kx)
+      for (int64_t i = 0; i < NB && b * NB + i < g.ow; ++i) {
+        const int64_t ix = (b * NB + i) * g.sw - g.pw + kx;
+        if (ix >= 0 && ix < g.w_in) valid[static_cast<size_t>(b * g.kw + kx)] |= 1u << i;
+      }
+  for (int64_t c = c0; c < c1; c += avx2::kLanes) {
+    const __m256i k = tail_mask(c1 - c);
+    const bool masked = c1 - c < avx2::kLanes;
+    const __m256 bias = masked ? _mm256_maskload_ps(g.bias + c, k) : _mm256_loadu_ps(g.bias + c);
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const int64_t iy0 = oy * g.sh - g.ph;
+      const int64_t ky0 = std::max<int64_t>(0, -iy0), ky1 = std::min(g.kh, g.h - iy0);
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t ox0 = b * NB;
+        const float* x = g.x + (iy0 - g.x_row0) * g.w_in * g.ld + c;
+        float* y = g.y + (oy * g.ow + ox0) * g.ld + c;
+        const int n = static_cast<int>(std::min<int64_t>(NB, g.ow - ox0));
+        if (masked)
+          block<M, NB, true>(g, k, bias, x, g.w + c, y, ky0, ky1, ox0 * g.sw - g.pw, n, valid.data() + b * g.kw, lo, hi);
+        else
+          block<M, NB, false>(g, k, bias, x, g.w + c, y, ky0, ky1, ox0 * g.sw - g.pw, n, valid.data() + b * g.kw, lo, hi);
+      }
+    }
+  }
+}
+
+// Blocks of 7 for widths 7 to 112 (the usual images), else 8 for 3-wide kernels and 6 for wider
+// ones (their weights take more of the 16 registers).
+template <Mode M, int KW, int SW>
+void reuse_for(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
+  if (g.ow % 7 == 0) return rows_reuse<M, 7, KW, SW>(g, c0, c1, oy0, oy1);
+  if constexpr (KW == 3) return rows_reuse<M, 8, KW, SW>(g, c0, c1, oy0, oy1);
+  rows_reuse<M, 6, KW, SW>(g, c0, c1, oy0, oy1);
+}
+
+template <Mode M>
+void channels_for(const Geometry& g, int64_t c0, int64_t c1, int64_t oy0, int64_t oy1) {
+  if (g.kw == 3 && g.sw == 1) return on_avx2::reuse_for<M, 3, 1>(g, c0, c1, oy0, oy1);
+  if (g.kw == 3 && g.sw == 2) return on_avx2::reuse_for<M, 3, 2>(g, c0, c1, oy0, oy1);
+  if (g.kw == 5 && g.sw == 1) return on_avx2::reuse_for<M, 5, 1>(g, c0, c1, oy0, oy1);
+  if (g.kw == 5 && g.sw == 2) return on_avx2::reuse_for<M, 5, 2>(g, c0, c1, oy0, oy1);
+  if (g.kw == 7 && g.sw == 1) return on_avx2::reuse_for<M, 7, 1>(g, c0, c1, oy0, oy1);
+  if (g.ow % 7 == 0) return on_avx2::channels<M, 7>(g, c0, c1, oy0, oy1);
+  on_avx2::channels<M, 8>(g, c0, c1, oy0, oy1);
+}
+
+}  // namespace on_avx2
+
+#endif  // JITCTL_TARGET_AVX2
+
 }  // namespace
 
 bool DepthwiseChannels::suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue) {
-#ifdef JITCTL_TARGET_AVX512
-  if (cpu_features().isa != Isa::Avx512 || weight.dtype() != DType::Float32 || weight.dim() != 4 || args.transposed ||
+#if defined(JITCTL_TARGET_AVX512) && defined(JITCTL_TARGET_AVX2)
+  const Isa isa = cpu_features().isa;
+  if ((isa != Isa::Avx512 && isa != Isa::Avx2) || weight.dtype() != DType::Float32 || weight.dim() != 4 || args.transposed ||
       !args.padding_mode.empty())
     return false;
   const auto& ws = weight.sizes();
@@ -238,11 +421,20 @@ void DepthwiseChannels::run(const float* x, int64_t h, int64_t w, int64_t ld, in
 
 void DepthwiseChannels::run_rows(const float* x, int64_t x_row0, int64_t h, int64_t w, int64_t ld, int64_t c0, int64_t c1, int64_t oy0,
                                  int64_t oy1, float* y) const {
-#ifdef JITCTL_TARGET_AVX512
+#if defined(JITCTL_TARGET_AVX512) && defined(JITCTL_TARGET_AVX2)
   Mode m = Mode::None;
   mode_of(epilogue_, m);
   Geometry g{x, y, w_.data(), bias_.data(), c_, h, w, ld, kh_, kw_, sh_, sw_, ph_, pw_, out_h(h), out_w(w), 0.0f, 0.0f, x_row0};
   if (!epilogue_.empty()) g.lo = epilogue_[0].a, g.hi = epilogue_[0].b;
+  if (cpu_features().isa == Isa::Avx2) {
+    switch (m) {
+      case Mode::Relu: return on_avx2::channels_for<Mode::Relu>(g, c0, c1, oy0, oy1);
+      case Mode::Clamp: return on_avx2::channels_for<Mode::Clamp>(g, c0, c1, oy0, oy1);
+      case Mode::Hardswish: return on_avx2::channels_for<Mode::Hardswish>(g, c0, c1, oy0, oy1);
+      case Mode::Silu: return on_avx2::channels_for<Mode::Silu>(g, c0, c1, oy0, oy1);
+      default: return on_avx2::channels_for<Mode::None>(g, c0, c1, oy0, oy1);
+    }
+  }
   switch (m) {
     case Mode::Relu: return channels_for<Mode::Relu>(g, c0, c1, oy0, oy1);
     case Mode::Clamp: return channels_for<Mode::Clamp>(g, c0, c1, oy0, oy1);

@@ -18,7 +18,12 @@
 // kernel_bench, one thread, oneDNN's kernel -> this one: 480 channels 14x14 5x5 58 -> 42 us,
 // 1152 7x7 5x5 32 -> 27, 384 14x14 7x7 79 -> 54; but 144 56x56 3x3, whose 3.6 MB stream from L3,
 // 89 -> 106 (PackedConv keeps such layers on oneDNN). Any kernel size, stride and symmetric
-// padding, no dilation; the epilogue none, ReLU, ReLU6/clamp, hardswish or SiLU. AVX-512 only.
+// padding, no dilation; the epilogue none, ReLU, ReLU6/clamp, hardswish or SiLU. AVX-512, and
+// AVX2 with 8-channel vectors and blocks of at most 8 pixels (its 16 registers). On AVX2,
+// kernel_bench, 16 alternating runs at two threads (medians, JITCTL_DEPTHWISE=0 -> on): MNASNet's
+// 7x7 expansion + 5x5 depthwise pair split by channels 0.232 -> 0.182 ms, its 3x3 one 0.192 ->
+// 0.171, 576 14x14 5x5 stride 2 0.184 -> 0.174; a lone 1152 7x7 5x5 layer at one thread 0.050 ->
+// 0.038 at best. expand_depthwise's bands keep oneDNN's kernel on AVX2 (slower here there).
 #include <cstdint>
 #include <vector>
 
@@ -32,7 +37,7 @@ class DepthwiseChannels {
  public:
   // Whether this kernel takes the layer: float32 2-D weight [C, 1, KH, KW], groups C, not
   // transposed, zero padding, no dilation, an epilogue of at most one of the activations above,
-  // on AVX-512.
+  // on AVX-512 or AVX2.
   static bool suits(const Tensor& weight, const ConvArgs& args, const Epilogue& epilogue);
 
   // weight, bias (or undefined), args and epilogue as for PackedConv; packed here once.

@@ -9,8 +9,8 @@
 //
 // Each thread takes consecutive bands of one image: it expands the input rows a band reads into
 // its scratch (rows the band before also read are moved down, not computed again), then runs the
-// depthwise layer on them: on DepthwiseChannels where it takes the layer (AVX-512), else the
-// layer's oneDNN primitive, with rows of zeros for the vertical padding. The
+// depthwise layer on them: on DepthwiseChannels where it takes the layer on AVX-512, else (AVX2
+// too: it was faster there) the layer's oneDNN primitive, with rows of zeros for the vertical padding. The
 // expansion runs on PointwiseConv where that takes it (AVX-512), else on its oneDNN primitive per
 // band. Capped at AVX2 (JITCTL_ISA=avx2; the median of six interleaved runs' fastest calls),
 // MobileNetV2 took 7.31 against 7.44 ms run apart at 1 thread, 4.40 against 4.60 at 2;
@@ -21,7 +21,7 @@
 namespace jitctl::cpu {
 
 // Smaller images (the expansion under 1 MB) with more expanded channels than pixels (7x7 and
-// 14x14 blocks) are split by channels instead when two threads or more run them (AVX-512): each
+// 14x14 blocks) are split by channels instead when two threads or more run them (AVX-512, AVX2): each
 // thread expands its own channels and runs the depthwise layer on them (depthwise_channels.h),
 // reading nothing the other wrote.
 //
@@ -30,7 +30,7 @@ namespace jitctl::cpu {
 // layer without a residual, depthwise not a 2-D depthwise layer of its output channels (groups =
 // channels, explicit padding, no dilation, no residual), input not a dense channels-last
 // [N, C, H, W] of expand's channels, or an expanded image small enough to stay in L2 anyway that
-// does not split by channels (one thread, fewer channels than pixels, AVX2, or a layer
+// does not split by channels (one thread, fewer channels than pixels, or a layer
 // PointwiseConv or DepthwiseChannels does not take).
 Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, const Tensor& input);
 

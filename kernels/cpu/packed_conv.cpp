@@ -504,7 +504,8 @@ bool PackedConv::runs_winograd(const Tensor& input, const Tensor& residual) cons
   return winograd_suits(p) && primitive_for(p)->blocked;
 }
 
-// Depthwise layers whose input and output fit in L2 together run on DepthwiseChannels (AVX-512):
+// Depthwise layers whose input and output fit in L2 together run on DepthwiseChannels (AVX-512
+// and AVX2; the numbers are AVX-512's):
 // kernel_bench, one thread, oneDNN -> DepthwiseChannels: 480 channels 14x14 5x5 58 -> 42 us,
 // 1152 7x7 5x5 32 -> 27, 384 14x14 7x7 79 -> 54. Larger ones stay on oneDNN's kernel, which
 // keeps its lead where the layer streams from L3 (144 56x56 3x3 89 against 106-112).

@@ -328,10 +328,10 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
         CHECK(grouped);
         ++grouped_cases;
       }
-      // The "dc" cases exist for DepthwiseChannels (AVX-512 only): those whose epilogue it takes
-      // must reach it.
+      // The "dc" cases exist for DepthwiseChannels (AVX-512 and AVX2): those whose epilogue it
+      // takes must reach it.
       const bool depthwise_channels = conv.runs_depthwise_channels(x_cl);
-      if (name.rfind("dc", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx512 && depthwise_allowed() &&
+      if (name.rfind("dc", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && depthwise_allowed() &&
           cpu::DepthwiseChannels::suits(in[1].to_tensor(), a, e)) {
         CHECK(depthwise_channels);
         ++depthwise_channels_cases;
@@ -442,7 +442,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) CHECK(narrow_cases >= 18);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
   if (cpu::cpu_features().isa == cpu::Isa::Avx2 && grouped_allowed()) CHECK(panel_cases >= 15);
-  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && depthwise_allowed()) CHECK(depthwise_channels_cases >= 16);
+  if (cpu::cpu_features().isa != cpu::Isa::Generic && depthwise_allowed()) CHECK(depthwise_channels_cases >= 16);
   CHECK(conv3d_cases >= 16);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(frame_cases >= 12);
 }
@@ -620,7 +620,7 @@ TEST_CASE("fast paths: an expansion and its depthwise layer run band by band, as
 }
 
 TEST_CASE("fast paths: on small images an expansion and its depthwise layer split by channels, as the two layers run apart") {
-  // Each thread expands its own channels, then runs DepthwiseChannels on them (AVX-512). Channel
+  // Each thread expands its own channels, then runs DepthwiseChannels on them (AVX-512, AVX2). Channel
   // counts off the vector width (an overlapping last vector, a masked last one, one team left
   // without vectors), 5x5 and stride 2, a non-square image, padding wider than the kernel's half,
   // three threads, and every epilogue the kernel takes; a 28x28 image with fewer channels than
@@ -660,7 +660,7 @@ TEST_CASE("fast paths: on small images an expansion and its depthwise layer spli
       const Tensor apart = depthwise.run(expand.run(x, Tensor(), true), Tensor(), true);
       omp_set_num_threads(before);
       // Split by channels only where the expansion has more channels than the image pixels.
-      const bool expected = threads > 1 && e > hgt * wid && cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed() &&
+      const bool expected = threads > 1 && e > hgt * wid && cpu::cpu_features().isa != cpu::Isa::Generic && pointwise_allowed() &&
                             switched_on("JITCTL_EXPAND_DEPTHWISE");
       CHECK(split_out.defined() == expected);
       if (!split_out.defined()) continue;
@@ -679,7 +679,7 @@ TEST_CASE("fast paths: on small images an expansion and its depthwise layer spli
       ++split;
     }
   }
-  if (cpu::cpu_features().isa == cpu::Isa::Avx512 && pointwise_allowed() && switched_on("JITCTL_EXPAND_DEPTHWISE")) CHECK(split >= 25);
+  if (cpu::cpu_features().isa != cpu::Isa::Generic && pointwise_allowed() && switched_on("JITCTL_EXPAND_DEPTHWISE")) CHECK(split >= 25);
 }
 
 TEST_CASE("fast paths: oneDNN calls too small for the team run on the calling thread, and the team comes back") {
