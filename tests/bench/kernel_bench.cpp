@@ -246,6 +246,17 @@ std::vector<Case> cases() {
   layer("dw_mbv2_144_56_3x3", 144, 56, 144, 3, 144, false);
   dw_channels("dw_channels_384_14_7x7", 384, 14, 7, 1);
   layer("dw_384_14_7x7", 384, 14, 384, 7, 384, false);
+  // Layers past L2 with wide kernels: ConvNeXt-T's first two stages, EfficientNet-B0's and
+  // MNASNet's 5x5 layers on 28x28 and 14x14.
+  dw_channels("dw_channels_96_56_7x7", 96, 56, 7, 1);
+  layer("dw_96_56_7x7", 96, 56, 96, 7, 96, false);
+  dw_channels("dw_channels_192_28_7x7", 192, 28, 7, 1);
+  layer("dw_192_28_7x7", 192, 28, 192, 7, 192, false);
+  dw_channels("dw_channels_240_28_5x5", 240, 28, 5, 1);
+  layer("dw_240_28_5x5", 240, 28, 240, 5, 240, false);
+  dw_channels("dw_channels_672_14_5x5", 672, 14, 5, 1);
+  layer("dw_672_14_5x5", 672, 14, 672, 5, 672, false);
+  layer("dw_mnas_120_28_5x5", 120, 28, 120, 5, 120, false);
   // Linears with their weights packed once, as a frozen model's run: ViT-B/16's four (197 tokens).
   auto packed_linear = [&](const std::string& name, int64_t rows, int64_t k, int64_t n) {
     auto lin = std::make_shared<cpu::PackedLinear>(randn({n, k}), randn({n}), cpu::Epilogue{});
