@@ -513,11 +513,13 @@ const DepthwiseChannels* PackedConv::depthwise_channels_for(const Tensor& input,
   if (p.spatial_dims != 2 || has_residual(epilogue_) || p.groups != p.c || p.oc != p.c || p.ph != p.ph_after || p.pw != p.pw_after)
     return nullptr;
   const int64_t bytes = (p.h * p.w + p.oh * p.ow) * p.c * static_cast<int64_t>(sizeof(float));
-  // On AVX2 oneDNN's kernel is weaker: DepthwiseChannels also beats it from L3 once the kernel is
-  // 5x5 or wider (kernel_bench, one thread, fastest of five runs: ConvNeXt-T's 96 56x56 7x7 0.459
-  // -> 0.442 ms, 192 28x28 7x7 0.236 -> 0.215, EfficientNet-B0's 672 14x14 5x5 0.117 -> 0.101;
-  // 3x3 layers did not: MobileNetV2's 144 56x56 0.198 -> 0.218).
-  const bool wide = cpu_features().isa == Isa::Avx2 && p.kh * p.kw >= 25;
+  // On AVX2 oneDNN's kernel is weaker: DepthwiseChannels also beats it from L3 on images at least
+  // 28 wide once the kernel is 5x5 or wider (kernel_bench, one thread, fastest of five runs:
+  // ConvNeXt-T's 96 56x56 7x7 0.459 -> 0.442 ms, 192 28x28 7x7 0.236 -> 0.215; in the model,
+  // JITCTL_PROFILE=shapes at one thread, 499 -> 472 and 265 -> 258 us). Not on smaller images
+  // (ConvNeXt-T's 384 14x14 7x7: 0.122 -> 0.127 warm, 148 -> 200 us in the model) nor for 3x3
+  // kernels (MobileNetV2's 144 56x56 0.198 -> 0.218).
+  const bool wide = cpu_features().isa == Isa::Avx2 && p.kh * p.kw >= 25 && p.ow >= 28;
   if (channels_last_pixel_stride(input) != p.c || (bytes > cpu_features().l2_bytes && !wide)) return nullptr;
   return depthwise_channels();
 }
