@@ -22,8 +22,7 @@ constexpr int64_t kNr = 16;   // columns of the register tile: two ymm
 // K slice: one panel's slice (8 KB) stays in L1 across the row blocks. 128 against 256: 4.7 against
 // 5.0 ms on the MLP's 64x1024 -> 4096 layer (AVX2, one thread); 64 and 192 no better.
 constexpr int64_t kKc = 128;
-constexpr int64_t kPanelsPerGroup = 8;  // 128 columns finished together, while still in cache
-constexpr int64_t kGroup = kNr * kPanelsPerGroup;
+constexpr int64_t kPanelsPerGroup = 8;  // at most 128 columns finished together, while still in cache
 constexpr int64_t kMaxChunkRows = 192;  // rows per unit of work: its part of an A slice (96 KB) stays in L2
 // Chunks of more rows than this do not prefetch the next panel slice: its weights then serve
 // enough tiles for the hardware prefetchers to keep up, and the prefetches only cost (capped at
@@ -106,7 +105,12 @@ void tile_rows(int64_t mr, const float* a, const float* b, int64_t kc, float* c,
 
 }  // namespace
 
-Avx2PackedWeight::Avx2PackedWeight(const float* w, int64_t n, int64_t k) : n_(n), k_(k) {
+// The panels are spread over the fewest groups of at most 8 as evenly as whole panels allow (192
+// columns: two groups of 96, not 128 and 64, which gave one of two threads twice the other's work:
+// ConvNeXt-T's 768 -> 192 layer ran at 1.26x its one-thread speed at two threads). kernel_bench
+// packed_linear_convnext_784x768_192, two threads, six alternating runs: 1.73-2.47 -> 1.31-2.41 ms.
+Avx2PackedWeight::Avx2PackedWeight(const float* w, int64_t n, int64_t k)
+    : n_(n), k_(k), group_panels_(std::max<int64_t>(1, ceil_div(ceil_div(n, kNr), std::max<int64_t>(1, ceil_div(ceil_div(n, kNr), kPanelsPerGroup))))) {
   const int64_t panels = ceil_div(n, kNr);
   const size_t floats = static_cast<size_t>(panels * k * kNr);
   panels_.reset(static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64})));
@@ -122,7 +126,7 @@ Avx2PackedWeight::Avx2PackedWeight(const float* w, int64_t n, int64_t k) : n_(n)
 }
 
 float* Avx2PackedWeight::slice(int64_t p, int64_t k0) const {
-  const int64_t p0 = p / kPanelsPerGroup * kPanelsPerGroup, in_group = std::min(ceil_div(n_, kNr), p0 + kPanelsPerGroup) - p0;
+  const int64_t p0 = p / group_panels_ * group_panels_, in_group = std::min(ceil_div(n_, kNr), p0 + group_panels_) - p0;
   return panels_.get() + p0 * k_ * kNr + k0 * in_group * kNr + (p - p0) * std::min(kKc, k_ - k0) * kNr;
 }
 
@@ -153,17 +157,17 @@ void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const 
 
   // Units of work: (column group, row chunk). With fewer groups than threads, the rows are cut
   // into more chunks so that every thread has work.
-  const int64_t groups = ceil_div(n_, kGroup);
+  const int64_t group_cols = group_panels_ * kNr, groups = ceil_div(n_, group_cols);
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   const int64_t want_chunks = std::max<int64_t>(ceil_div(rows, kMaxChunkRows), ceil_div(threads, groups));
   const int64_t chunk_rows = std::max<int64_t>(kMr, ceil_div(ceil_div(rows, want_chunks), kMr) * kMr);
   const int64_t chunks = ceil_div(rows, chunk_rows);
   parallel_for(0, groups * chunks, 1, [&](int64_t u0, int64_t u1) {
-    auto* acc = static_cast<float*>(scratch_buffer(ScratchSlot::GemmTile, static_cast<size_t>(chunk_rows * kGroup) * sizeof(float)));
+    auto* acc = static_cast<float*>(scratch_buffer(ScratchSlot::GemmTile, static_cast<size_t>(chunk_rows * group_cols) * sizeof(float)));
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t g = u / chunks, ch = u % chunks;
       const int64_t r0 = ch * chunk_rows, r1 = std::min(rows, r0 + chunk_rows);
-      const int64_t p0 = g * kPanelsPerGroup, p1 = std::min(ceil_div(n_, kNr), p0 + kPanelsPerGroup);
+      const int64_t p0 = g * group_panels_, p1 = std::min(ceil_div(n_, kNr), p0 + group_panels_);
       for (int64_t k0 = 0; k0 < k_; k0 += kKc) {
         const int64_t kc = std::min(kKc, k_ - k0);
         for (int64_t p = p0; p < p1; ++p) {
@@ -175,13 +179,13 @@ void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const 
           const int64_t tiles = ceil_div(r1 - r0, kMr), per_tile = ceil_div(next_lines, tiles);
           for (int64_t r = r0, t = 0; r < r1; r += kMr, ++t) {
             const int64_t pf0 = std::min(next_lines, t * per_tile);
-            tile_rows(std::min(kMr, r1 - r), packed_at(r / kMr, k0), b, kc, acc + (r - r0) * kGroup + (p - p0) * kNr, kGroup, k0 > 0,
+            tile_rows(std::min(kMr, r1 - r), packed_at(r / kMr, k0), b, kc, acc + (r - r0) * group_cols + (p - p0) * kNr, group_cols, k0 > 0,
                       next ? next + pf0 * kNr : nullptr, std::min(per_tile, next_lines - pf0));
           }
         }
       }
-      const int64_t c0 = g * kGroup, c1 = std::min(n_, c0 + kGroup);
-      for (int64_t r = r0; r < r1; ++r) finish_row_f32(acc + (r - r0) * kGroup, bias ? bias + c0 : nullptr, epilogue, c1 - c0, out + r * ldo + c0);
+      const int64_t c0 = g * group_cols, c1 = std::min(n_, c0 + group_cols);
+      for (int64_t r = r0; r < r1; ++r) finish_row_f32(acc + (r - r0) * group_cols, bias ? bias + c0 : nullptr, epilogue, c1 - c0, out + r * ldo + c0);
     }
   });
 #else

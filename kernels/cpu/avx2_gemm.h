@@ -32,11 +32,12 @@ class Avx2PackedWeight {
 
  private:
   int64_t n_, k_;
+  int64_t group_panels_;  // panels per column group (at most 8, equal across the groups)
   struct AlignedFree {
     void operator()(float* p) const { ::operator delete[](p, std::align_val_t{64}); }
   };
   // The 16-column panels, the last one's missing columns zero, stored in the order multiply reads
-  // them: by group of 8 panels (the columns finished together), then by K slice, then panel, each
+  // them: by group of panels (the columns finished together), then by K slice, then panel, each
   // slice [kc][16]. A group's weights are then one sequential stream that the hardware prefetchers
   // follow; stored panel by panel ([k][16] each), every slice began a new stream k * 64 bytes from the
   // last (48 KB at K = 768; ViT-B/16's 768 -> 2304 layer: 7.35 -> 6.79 ms, 768 -> 3072: 9.7 -> 9.1, capped at AVX2,

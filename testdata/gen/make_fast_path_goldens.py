@@ -508,6 +508,15 @@ def fused_cases():
     res = torch.randn(1, 600, generator=sg)
     c["linear_row_stream_relu"] = ("linear", (x, w, b, None), (("relu", 0, 0),), F.relu(F.linear(x, w, b)))
     c["linear_row_stream_add"] = ("linear", (x, w, b, res), (("add", 0, 0),), F.linear(x, w, b) + res)
+    # Outputs that are not whole groups of 128 columns for the AVX2 GEMM (192: twelve 16-column
+    # panels, two groups of six; 400: 25 panels, groups of 7, 7, 7 and 4), many rows, with a bias
+    # and ReLU, and with a residual.
+    ug = torch.Generator().manual_seed(23)  # its own stream
+    for n in (192, 400):
+        x, w, b = torch.randn(2, 45, 130, generator=ug), torch.randn(n, 130, generator=ug) / 11, torch.randn(n, generator=ug)
+        res = torch.randn(2, 45, n, generator=ug)
+        c[f"linear_groups{n}_relu"] = ("linear", (x, w, b, None), (("relu", 0, 0),), F.relu(F.linear(x, w, b)))
+        c[f"linear_groups{n}_add_relu"] = ("linear", (x, w, b, res), (("add", 0, 0), ("relu", 0, 0)), F.relu(F.linear(x, w, b) + res))
     # Grouped 3x3 layers for WideGroupedConv (group widths a multiple of 8 but not of 16,
     # channels-last, AVX-512): 24 channels a group on widths off its 8-pixel tiles, stride 2 and a
     # batch of two, 56 (a group's outputs as 4 + 3 vectors), 40 (4 + 1) with a NaN kept by the

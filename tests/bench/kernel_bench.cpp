@@ -267,6 +267,9 @@ std::vector<Case> cases() {
   packed_linear("packed_linear_vit_proj_197x768_768", 197, 768, 768);
   packed_linear("packed_linear_vit_fc1_197x768_3072", 197, 768, 3072);
   packed_linear("packed_linear_vit_fc2_197x3072_768", 197, 3072, 768);
+  // ConvNeXt-T's second stage (28x28 tokens): 192 outputs are one and a half column groups of 128.
+  packed_linear("packed_linear_convnext_784x768_192", 784, 768, 192);
+  packed_linear("packed_linear_convnext_784x192_768", 784, 192, 768);
   packed_linear("packed_linear_mlp_64x1024_4096", 64, 1024, 4096);
   packed_linear("packed_linear_mlp_64x4096_1024", 64, 4096, 1024);
   packed_linear("packed_linear_enc_128x256_1024", 128, 256, 1024);
