@@ -299,6 +299,11 @@ std::vector<Case> cases() {
   c.push_back({"sigmoid_64x4096", "aten::sigmoid", {randn({64, 4096})}});
   c.push_back({"layer_norm_256x512", "aten::layer_norm",
                {randn({256, 512}), ints({512}), randn({512}), randn({512}), IValue(1e-5), IValue(true)}});
+  // ConvNeXt-T's first stage (56x56 tokens of 96 channels) and ViT-B/16's 197 tokens of 768.
+  c.push_back({"layer_norm_3136x96", "aten::layer_norm",
+               {randn({1, 56, 56, 96}), ints({96}), randn({96}), randn({96}), IValue(1e-6), IValue(true)}});
+  c.push_back({"layer_norm_197x768", "aten::layer_norm",
+               {randn({1, 197, 768}), ints({768}), randn({768}), randn({768}), IValue(1e-6), IValue(true)}});
   return c;
 }
 
