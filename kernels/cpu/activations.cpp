@@ -1,5 +1,6 @@
 #include "kernels/cpu/activations.h"
 
+#include <algorithm>
 #include <cmath>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -55,6 +56,26 @@ JITCTL_ALWAYS_INLINE float erf_f(float x) {
   return x != x ? x : std::copysign(r, x);
 }
 
+// erf(x) as x P(x^2) / Q(x^2) on |x| <= 3.92 (beyond, erf rounds to +-1 in float), a rational
+// least-squares fit of ours (absolute error 4.3e-8 in exact arithmetic, 4.3e-7 evaluated in
+// float): a division and 12 multiply-adds, where A&S 7.1.26 needs an exp and a division as
+// well. kernel_bench gelu_in_cache_32x8192, one thread: 0.212 -> 0.156 ms (min/max clamps: the
+// same with nested selects took 0.190, blends instead of vmaxps/vminps).
+JITCTL_ALWAYS_INLINE float erf_rational(float x) {
+  const float xc = std::min(std::max(x, -3.92f), 3.92f);  // NaN stays NaN (the first argument)
+  const float t = xc * xc;
+  const float p =
+      (((((1.9921241545262092e-08f * t - 1.99435430658923e-06f) * t + 0.00014899956295266747f) * t + 0.003973403014242649f) * t +
+        0.051398865878582f) *
+           t +
+       0.20612601935863495f) *
+          t +
+      1.1283787488937378f;
+  const float q = (((0.0010242497082799673f * t + 0.014890242367982864f) * t + 0.1175694540143013f) * t + 0.5160031914710999f) * t + 1.0f;
+  const float r = xc * p / q;
+  return std::min(std::max(r, -1.0f), 1.0f);
+}
+
 JITCTL_ALWAYS_INLINE void activation_body(Activation f, const float* x, float* y, int64_t n) {
   switch (f) {
     case Activation::Exp:
@@ -73,7 +94,7 @@ JITCTL_ALWAYS_INLINE void activation_body(Activation f, const float* x, float* y
       for (int64_t i = 0; i < n; ++i) y[i] = erf_f(x[i]);
       break;
     case Activation::GeluErf:
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] * 0.5f * (1.0f + erf_f(x[i] * 0.70710678118654752f));
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] * 0.5f * (1.0f + erf_rational(x[i] * 0.70710678118654752f));
       break;
     case Activation::GeluTanh: {
       const float k = 0.79788456080286536f;  // sqrt(2 / pi)

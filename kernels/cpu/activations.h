@@ -2,8 +2,11 @@
 // float32 transcendental activations over contiguous runs, vectorized for the ISA in use
 // (isa_dispatch.h): exp, tanh, sigmoid, SiLU, erf and both GELUs. The approximations are
 // branch-free so they vectorize: exp as tensor_util.h's vexp (within 2 ulp); erf as Abramowitz &
-// Stegun 7.1.26 (absolute error below 1.5e-7, the formula ATen's own vectorized erf uses); tanh
-// through exp with a series near 0. SiLU, the activation convolutions apply after oneDNN's
+// Stegun 7.1.26 (absolute error below 1.5e-7, the formula ATen's own vectorized erf uses), but
+// inside the erf GELU as a rational fit of ours without exp (1.36x faster: the GELU after a
+// transformer's or ConvNeXt's first linear; within 1e-6 of the exact GELU, PyTorch's within 4e-7;
+// below -5.5 it gives -0 where PyTorch's rounding gives about -1.6e-7); tanh through exp with a
+// series near 0. SiLU, the activation convolutions apply after oneDNN's
 // kernel (packed_conv.cpp), has hand-written AVX-512 and AVX2 paths with the same polynomial.
 #include <cstdint>
 

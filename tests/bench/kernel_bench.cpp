@@ -17,6 +17,7 @@
 #include "kernels/cpu/expand_depthwise.h"
 #include "kernels/cpu/packed_conv.h"
 #include "kernels/cpu/packed_linear.h"
+#include "kernels/cpu/activations.h"
 #include "kernels/cpu/depthwise_channels.h"
 #include "kernels/cpu/narrow_conv.h"
 #include "kernels/registry.h"
@@ -294,6 +295,15 @@ std::vector<Case> cases() {
                {randn_channels_last(1, 64, 56, 56), ints({3, 3}), ints({1, 1}), ints({1, 1}), IValue(false), IValue(true), IValue()}});
   c.push_back({"adaptive_avg_512x7", "aten::adaptive_avg_pool2d", {randn({1, 512, 7, 7}), ints({1, 1})}});
   c.push_back({"gelu_64x4096", "aten::gelu", {randn({64, 4096}), IValue(std::string("none"))}});
+  {
+    // GELU as a linear's epilogue applies it: in place on rows already in cache (no allocation),
+    // 32 passes over 8192 values.
+    auto buf = std::make_shared<Tensor>(randn({8192}));
+    c.push_back({"gelu_in_cache_32x8192", "", {}, [buf] {
+                   auto* p = static_cast<float*>(buf->mutable_data());
+                   for (int i = 0; i < 32; ++i) cpu::activation_f32(cpu::Activation::GeluErf, p, p, 8192);
+                 }});
+  }
   c.push_back({"gelu_tanh_64x4096", "aten::gelu", {randn({64, 4096}), IValue(std::string("tanh"))}});
   c.push_back({"tanh_64x4096", "aten::tanh", {randn({64, 4096})}});
   c.push_back({"sigmoid_64x4096", "aten::sigmoid", {randn({64, 4096})}});
