@@ -271,6 +271,7 @@ std::vector<Case> cases() {
   // ConvNeXt-T's second stage (28x28 tokens): 192 outputs are one and a half column groups of 128.
   packed_linear("packed_linear_convnext_784x768_192", 784, 768, 192);
   packed_linear("packed_linear_convnext_784x192_768", 784, 192, 768);
+  packed_linear("packed_linear_convnext_3136x384_96", 3136, 384, 96);
   packed_linear("packed_linear_mlp_64x1024_4096", 64, 1024, 4096);
   packed_linear("packed_linear_mlp_64x4096_1024", 64, 4096, 1024);
   packed_linear("packed_linear_enc_128x256_1024", 128, 256, 1024);
