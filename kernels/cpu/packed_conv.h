@@ -58,7 +58,7 @@ class PackedConv {
 
   // Whether `input` (with `residual`) runs on PointwiseConv, strided layers included. For tests.
   bool runs_pointwise(const Tensor& input, const Tensor& residual) const;
-  // Whether `input` runs on DepthwiseChannels (a depthwise layer, AVX-512). For tests.
+  // Whether `input` runs on DepthwiseChannels (a depthwise layer, AVX-512 or AVX2). For tests.
   bool runs_depthwise_channels(const Tensor& input) const;
 
   const Tensor& weight() const { return weight_; }
