@@ -421,7 +421,9 @@ def fused_cases():
     # the activation.
     gg = torch.Generator().manual_seed(7)  # its own stream: the families after this one keep theirs
     gcs = [((1, 32, 13, 11), 4, 1, True, None), ((2, 64, 9, 17), 8, 1, True, None), ((1, 32, 15, 14), 4, 2, True, None),
-           ((1, 48, 12, 13), 8, 2, False, None), ((1, 32, 10, 10), 4, 1, True, (0, 5, 3, 4))]
+           ((1, 48, 12, 13), 8, 2, False, None), ((1, 32, 10, 10), 4, 1, True, (0, 5, 3, 4)),
+           # 8 a group on rows of 16 and (stride 2) 8 outputs: AVX2's stationary tiles of 8 pixels.
+           ((1, 16, 9, 16), 8, 1, True, None), ((2, 24, 11, 16), 8, 2, True, None)]
     grouped_3x3_cases(c, "gc", gcs, gg, lambda gi, nan_at: [[]] + chains[:3] + chains[4:5] if gi == 0 else chains[:2] if nan_at is None
                       else chains[:1] + chains[2:3])
     # An activation, then the residual (an EfficientNetV2 fused-MBConv block's SiLU before its
