@@ -16,12 +16,15 @@ namespace jitctl::cpu {
 namespace {
 
 // Expanded rows per band, at most: with the band's input rows and output they stay in L2 (1 MB
-// a core here). MobileNetV2 at 2 threads, interleaved runs: 384 KB 3.57 ms at best against 3.88
+// a core where this was measured; 384 KB was also the fastest of 128, 192 and 384 on a Zen 3's
+// 512 KB). MobileNetV2 at 2 threads, interleaved runs: 384 KB 3.57 ms at best against 3.88
 // for 768 KB and 3.72 run apart.
 constexpr int64_t kBandBytes = 384 << 10;
-// Smaller expanded images stay in L2 between the two layers run apart (the band's own cost,
-// a primitive call per band, is then not repaid).
-constexpr int64_t kMinExpandedBytes = 1 << 20;
+// Expanded images that fit one core's L2 stay there between the two layers run apart (the
+// band's own cost, a primitive call per band, is then not repaid); the bound is the L2 the
+// machine reports, not a constant: on a Zen 3 (512 KiB) MobileNetV3-L's 56x56 pair, 903 KB
+// expanded, took 0.221 ms apart and 0.206 in bands (kernel_bench expand_dw_mv3_24_56_72, one
+// thread), where a 1 MiB bound had kept it apart.
 
 // A small image (its expansion stays in L2) with more expanded channels than pixels (the 7x7 and
 // 14x14 blocks), on two threads or more: each thread expands its own run of PointwiseConv's
@@ -88,7 +91,7 @@ Tensor expand_depthwise(const PackedConv& expand, const PackedConv& depthwise, c
   const int64_t kh = dw.sizes()[2], kw = dw.sizes()[3];
   if (h + 2 * ph < kh || w + 2 * pw < kw || !expand.runs_rows_1x1()) return Tensor();
   const int64_t oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
-  if (e * h * w * static_cast<int64_t>(sizeof(float)) < kMinExpandedBytes) return by_channels(expand, depthwise, input, oh, ow);
+  if (e * h * w * static_cast<int64_t>(sizeof(float)) < cpu_features().l2_bytes) return by_channels(expand, depthwise, input, oh, ow);
   // A band's geometry: the input rows its output rows read, padded at the sides as the image is.
   const auto band_params = [&](int64_t rows) {
     ConvParams b{};

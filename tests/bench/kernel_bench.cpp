@@ -146,6 +146,10 @@ std::vector<Case> cases() {
   // MobileNetV2's 24-channel projections at 56x56 (AVX2: a whole vector and a half).
   layer("pw_mbv2_96_56_24", 96, 56, 24, 1, 1, false);
   layer("pw_mbv2_144_56_24_res", 144, 56, 24, 1, 1, true);
+  layer("pw_mv3_24_56_72", 24, 56, 72, 1, 1, false);
+  layer("dw_mv3_72_56_3x3", 72, 56, 72, 3, 72, false);
+  layer("pw_mv3_16_112_64", 16, 112, 64, 1, 1, false);
+  layer("dw_mv3_64_112_3x3_s2", 64, 112, 64, 3, 64, false, 2);
   layer("grp_regnet_400_7_g25", 400, 7, 400, 3, 25, false);
   layer("grp_regnet_160_14_g10", 160, 14, 160, 3, 10, false);
   layer("grp_resnext_128_56_g32", 128, 56, 128, 3, 32, false);
@@ -223,6 +227,9 @@ std::vector<Case> cases() {
   expand_dw("expand_dw_mnas_80_14_480_k5", 80, 14, 480, 1, 5);
   expand_dw("expand_dw_mnas_96_14_576_k5_s2", 96, 14, 576, 2, 5);
   expand_dw("expand_dw_mnas_40_28_120_k5", 40, 28, 120, 1, 5);
+  // MobileNetV3-L's 56x56 pair (its expansion under 1 MB: run apart) and its 112x112 stride-2 one.
+  expand_dw("expand_dw_mv3_24_56_72", 24, 56, 72, 1);
+  expand_dw("expand_dw_mv3_16_112_64_s2", 16, 112, 64, 2);
   // DepthwiseChannels alone, all channels on the calling thread (the depthwise half of the pairs
   // above split by channels); compare with dw_mnas_ (through PackedConv: oneDNN's kernel with
   // JITCTL_DEPTHWISE=0, or for layers that outgrow L2).
