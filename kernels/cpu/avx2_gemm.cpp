@@ -109,9 +109,14 @@ void tile_rows(int64_t mr, const float* a, const float* b, int64_t kc, float* c,
 // columns: two groups of 96, not 128 and 64, which gave one of two threads twice the other's work:
 // ConvNeXt-T's 768 -> 192 layer ran at 1.26x its one-thread speed at two threads). kernel_bench
 // packed_linear_convnext_784x768_192, two threads, six alternating runs: 1.73-2.47 -> 1.31-2.41 ms.
-Avx2PackedWeight::Avx2PackedWeight(const float* w, int64_t n, int64_t k)
-    : n_(n), k_(k), group_panels_(std::max<int64_t>(1, ceil_div(ceil_div(n, kNr), std::max<int64_t>(1, ceil_div(ceil_div(n, kNr), kPanelsPerGroup))))) {
+// An even number of groups when there are several: with few rows (one chunk) each group is a
+// unit of work, and three groups on two threads (384 columns: Inception-v3's 8x8 layers through
+// Im2colConv) left one thread a third of the work idle.
+Avx2PackedWeight::Avx2PackedWeight(const float* w, int64_t n, int64_t k) : n_(n), k_(k) {
   const int64_t panels = ceil_div(n, kNr);
+  int64_t groups = std::max<int64_t>(1, ceil_div(panels, kPanelsPerGroup));
+  if (groups > 1 && groups % 2 == 1 && groups < panels) ++groups;
+  group_panels_ = ceil_div(panels, groups);
   const size_t floats = static_cast<size_t>(panels * k * kNr);
   panels_.reset(static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64})));
   std::fill(panels_.get(), panels_.get() + floats, 0.0f);

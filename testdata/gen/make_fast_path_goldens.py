@@ -511,10 +511,10 @@ def fused_cases():
     c["linear_row_stream_relu"] = ("linear", (x, w, b, None), (("relu", 0, 0),), F.relu(F.linear(x, w, b)))
     c["linear_row_stream_add"] = ("linear", (x, w, b, res), (("add", 0, 0),), F.linear(x, w, b) + res)
     # Outputs that are not whole groups of 128 columns for the AVX2 GEMM (192: twelve 16-column
-    # panels, two groups of six; 400: 25 panels, groups of 7, 7, 7 and 4), many rows, with a bias
-    # and ReLU, and with a residual.
+    # panels, two groups of six; 400: 25 panels, groups of 7, 7, 7 and 4; 300: 19 panels, an even
+    # four groups of 5, 5, 5 and 4), many rows, with a bias and ReLU, and with a residual.
     ug = torch.Generator().manual_seed(23)  # its own stream
-    for n in (192, 400):
+    for n in (192, 400, 300):
         x, w, b = torch.randn(2, 45, 130, generator=ug), torch.randn(n, 130, generator=ug) / 11, torch.randn(n, generator=ug)
         res = torch.randn(2, 45, n, generator=ug)
         c[f"linear_groups{n}_relu"] = ("linear", (x, w, b, None), (("relu", 0, 0),), F.relu(F.linear(x, w, b)))

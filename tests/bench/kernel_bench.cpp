@@ -69,6 +69,15 @@ std::vector<Case> cases() {
   conv("conv_1x1_116", 1, 116, 28, 116, 1, 1, 0, 1);
   conv("conv_dw_3x3_116", 1, 116, 28, 116, 3, 1, 1, 116);
   conv("conv_dw_3x3s2_116", 1, 116, 28, 116, 3, 2, 1, 116);
+  auto layer_1x3 = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co) {
+    cpu::ConvArgs a;
+    a.stride = {1, 1};
+    a.padding = {0, 1};
+    a.dilation = {1, 1};
+    auto conv = std::make_shared<cpu::PackedConv>(randn({co, ci, 1, 3}), randn({co}), a, cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
+    const Tensor x = randn_channels_last(1, ci, hw, hw);
+    c.push_back({name, "", {}, [conv, x] { conv->run(x, Tensor(), true); }});
+  };
   auto packed = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, bool residual_relu) {
     cpu::ConvArgs a;
     a.stride = {1, 1};
@@ -100,6 +109,9 @@ std::vector<Case> cases() {
   packed("packed_inception_3x3_16_32_28", 16, 28, 32, false);
   packed("packed_vgg_3x3_64_224", 64, 224, 64, false);
   packed("packed_3x3_40_56_29", 40, 29, 56, false);
+  // Inception-v3's 8x8 layers (Im2colConv on AVX2): 448 -> 384 3x3, 384 -> 384 1x3.
+  packed("packed_inception_3x3_448_384_8", 448, 8, 384, false);
+  layer_1x3("packed_inception_1x3_384_384_8", 384, 8, 384);
   // 1x1 and grouped 3x3 layers on channels-last activations: RegNetX-400MF's last stage (7x7, 400
   // channels, 16 a group) and its 14x14 one, ResNeXt-50's 4 and 16 channels a group.
   auto layer = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, int64_t k, int64_t g, bool residual_relu, int64_t s = 1) {
