@@ -8,8 +8,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "kernels/cpu/channel_shuffle.h"
-#include "kernels/cpu/concat_nhwc.h"
 #include "kernels/cpu/epilogue.h"
 #include "kernels/cpu/expand_depthwise.h"
 #include "kernels/cpu/norm.h"
@@ -19,6 +17,7 @@
 #include "lib/core/error.h"
 #include "lib/frontend/schema_matching.h"
 #include "lib/ir/constants.h"
+#include "lib/runtime/prepare_internal.h"
 
 namespace jitctl {
 
@@ -37,73 +36,46 @@ std::optional<IValue> constant_of(const Value* v) {
   return IValue(std::move(list));
 }
 
+using namespace prepare_detail;
+
+// ---- what runs: the fast path, and the original kernels for inputs it cannot take ------------
+
+namespace prepare_detail {
+
+const IValue& arg_value(const Arg& a, const Stack& in, const std::vector<IValue>& outs) {
+  return a.kind == Arg::Kind::Const ? a.value : a.kind == Arg::Kind::Slot ? in.at(a.index) : outs.at(a.index);
+}
+
+IValue call(const Step& st, const Stack& in, const std::vector<IValue>& outs) {
+  Stack s;
+  s.reserve(st.args.size());
+  for (const Arg& a : st.args) s.push_back(arg_value(a, in, outs));
+  st.fn(s);
+  return std::move(s.at(0));
+}
+
+Tensor replay(const std::vector<Step>& steps, const Stack& in, const std::function<void(size_t, IValue&)>& after) {
+  // Each output is let go after its last reader, as the ops run one by one would.
+  std::vector<size_t> last(steps.size(), 0);
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (const Arg& a : steps[i].args)
+      if (a.kind == Arg::Kind::Output) last[a.index] = i;
+  std::vector<IValue> outs(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    outs[i] = call(steps[i], in, outs);
+    if (after) after(i, outs[i]);
+    for (const Arg& a : steps[i].args)
+      if (a.kind == Arg::Kind::Output && last[a.index] == i) outs[a.index] = IValue();
+  }
+  return outs.back().to_tensor();
+}
+
+}  // namespace prepare_detail
+
 namespace {
 
 using cpu::Epilogue;
 using cpu::PostOp;
-
-bool is_kind(const Node* n, std::initializer_list<std::string_view> kinds) {
-  const std::string_view k = n->kind().qual_string();
-  for (auto x : kinds)
-    if (k == x) return true;
-  return false;
-}
-
-bool is_tensor_value(const Value* v) { return v->type()->kind() == TypeKind::Tensor; }
-
-// ---- what runs: the fast path, and the original kernels for inputs it cannot take ------------
-
-// A weight, bias or batch-norm parameter: a constant of the graph (a frozen module's), None, or
-// an input of the instruction (a module attribute the method reads and never writes).
-struct Param {
-  std::optional<Tensor> constant;
-  int slot = -1;  // input of the instruction
-
-  // The tensor for this call (undefined for None); false when the input is not a tensor.
-  bool get(const Stack& in, Tensor& out) const {
-    if (constant) {
-      out = *constant;
-      return true;
-    }
-    if (slot < 0) {
-      out = Tensor();
-      return true;
-    }
-    const IValue& v = in[static_cast<size_t>(slot)];
-    if (v.is_none()) {
-      out = Tensor();
-      return true;
-    }
-    if (!v.is_tensor()) return false;
-    out = v.to_tensor();
-    return true;
-  }
-};
-
-// One argument of an original node replayed through its kernel.
-struct Arg {
-  enum class Kind { Const, Chain, Slot } kind = Kind::Const;
-  IValue value;   // Const
-  size_t slot = 0;  // Slot: an input of the instruction
-};
-
-struct Step {
-  KernelFn fn = nullptr;
-  std::vector<Arg> args;
-};
-
-// The group's original nodes one by one (inputs it does not take, and PyTorch's own messages).
-Tensor replay(const std::vector<Step>& steps, const Stack& in) {
-  IValue v = in.at(0);
-  for (const Step& s : steps) {
-    Stack st;
-    st.reserve(s.args.size());
-    for (const Arg& a : s.args) st.push_back(a.kind == Arg::Kind::Const ? a.value : a.kind == Arg::Kind::Chain ? v : in.at(a.slot));
-    s.fn(st);
-    v = std::move(st.at(0));
-  }
-  return v.to_tensor();
-}
 
 // Batch norm in inference folded into the convolution before it: w' = w * g, b' = (b - mean) * g
 // + beta with g = gamma / sqrt(var + eps), as torch.jit.freeze folds it.
@@ -300,59 +272,6 @@ class PreparedLinear final : public PreparedKernel {
   PackCache<cpu::PackedLinear> cache_;
 };
 
-class PreparedCat final : public PreparedKernel {
- public:
-  // pool (may be null): a max_pool2d, the concatenation's only reader, with its other arguments.
-  PreparedCat(KernelFn cat, IValue dim, bool channels_last_out, KernelFn pool = nullptr, std::vector<IValue> pool_args = {})
-      : cat_(cat), dim_(std::move(dim)), channels_last_out_(channels_last_out), pool_(pool), pool_args_(std::move(pool_args)) {}
-
-  void run(Stack& s) const override {
-    // 4-D parts: dim 1 is the channels, which max pooling keeps apart, so each part is pooled
-    // and the smaller results concatenated (the same values; a quarter of the copy at stride 2).
-    // Other parts (unbatched images: dim 1 is the height) are concatenated, then pooled.
-    const bool pool_parts = pool_ && std::all_of(s.begin(), s.end(), [](const IValue& v) { return v.is_tensor() && v.to_tensor().dim() == 4; });
-    if (pool_parts)
-      for (IValue& v : s) v = pooled(std::move(v));
-    concat(s);
-    if (pool_ && !pool_parts) s[0] = pooled(std::move(s[0]));
-  }
-
- private:
-  IValue pooled(IValue x) const {
-    Stack ps{std::move(x)};
-    ps.insert(ps.end(), pool_args_.begin(), pool_args_.end());
-    pool_(ps);
-    return std::move(ps.at(0));
-  }
-
-  void concat(Stack& s) const {
-    std::vector<Tensor> parts;
-    bool tensors = true;
-    for (const IValue& v : s) {
-      if (!v.is_tensor()) {
-        tensors = false;
-        break;
-      }
-      parts.push_back(v.to_tensor());
-    }
-    if (channels_last_out_ && tensors && cpu::concat_channels_last_ok(parts)) {
-      s.assign(1, IValue(cpu::concat_channels_last(parts)));
-      return;
-    }
-    auto list = std::make_shared<ListData>();
-    list->items = std::move(s);
-    Stack st{IValue(std::move(list)), dim_};
-    cat_(st);
-    s.assign(1, std::move(st.at(0)));
-  }
-
-  KernelFn cat_;
-  IValue dim_;
-  bool channels_last_out_;
-  KernelFn pool_;
-  std::vector<IValue> pool_args_;
-};
-
 // Inference batch norm with constant parameters followed by ReLU (a pre-activation: DenseNet's
 // layers start so): one pass over a channels-last input with the scale and shift computed once,
 // instead of the batch norm's pass and the ReLU's. Other inputs replay the two kernels.
@@ -385,83 +304,94 @@ bool sets_attribute(const Block* b, const std::string& name) {
   return false;
 }
 
+void collect_reads(const Block* b, const std::string& name, std::vector<const Value*>& out) {
+  for (const Node* n : b->nodes()) {
+    if (n->kind().qual_string() == "prim::GetAttr" && n->s(attr::name) == name) out.push_back(n->output());
+    for (const Block* inner : n->blocks()) collect_reads(inner, name, out);
+  }
+}
+
+}  // namespace
+
+namespace prepare_detail {
+
 const FunctionSchema* schema_of(const Node* n) { return n->schema() ? n->schema() : match_builtin_schema(n); }
 
-// Inputs and replay steps of a group being matched.
-struct GroupBuilder {
-  PreparedGroup g;
-  std::vector<Step> steps;
-  std::vector<Value*> attributes;  // parameters read from module attributes
+size_t GroupBuilder::slot_of(Value* v) {
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    if (g.inputs[i] == v) return i;
+  g.inputs.push_back(v);
+  return g.inputs.size() - 1;
+}
 
-  size_t slot_of(Value* v) {
-    for (size_t i = 0; i < g.inputs.size(); ++i)
-      if (g.inputs[i] == v) return i;
-    g.inputs.push_back(v);
-    return g.inputs.size() - 1;
+std::optional<Param> GroupBuilder::param(Value* v, bool optional) {
+  if (auto c = constant_of(v)) {
+    if (c->is_tensor()) return Param{c->to_tensor(), -1};
+    if (c->is_none() && optional) return Param{};
+    return std::nullopt;
   }
+  const Node* n = v->node();
+  if (n->kind().qual_string() != "prim::GetAttr") return std::nullopt;
+  const TypeKind k = v->type()->kind();
+  if (k != TypeKind::Tensor && !(optional && k == TypeKind::Optional)) return std::nullopt;
+  if (sets_attribute(v->owning_graph()->block(), n->s(attr::name))) return std::nullopt;
+  attributes.push_back(v);
+  return Param{std::nullopt, static_cast<int>(slot_of(v))};
+}
 
-  // A weight, bias or batch-norm parameter: a constant tensor (or None when `optional`), or a
-  // tensor read from a module attribute (prim::GetAttr) that this graph never assigns.
-  std::optional<Param> param(Value* v, bool optional) {
-    if (auto c = constant_of(v)) {
-      if (c->is_tensor()) return Param{c->to_tensor(), -1};
-      if (c->is_none() && optional) return Param{};
-      return std::nullopt;
-    }
-    const Node* n = v->node();
-    if (n->kind().qual_string() != "prim::GetAttr") return std::nullopt;
-    const TypeKind k = v->type()->kind();
-    if (k != TypeKind::Tensor && !(optional && k == TypeKind::Optional)) return std::nullopt;
-    if (sets_attribute(v->owning_graph()->block(), n->s(attr::name))) return std::nullopt;
-    attributes.push_back(v);
-    return Param{std::nullopt, static_cast<int>(slot_of(v))};
+Arg GroupBuilder::arg_of(Value* v) {
+  Arg a;
+  if (auto it = outputs.find(v); it != outputs.end()) {
+    a.kind = Arg::Kind::Output;
+    a.index = it->second;
+  } else if (auto c = constant_of(v)) {
+    a.value = std::move(*c);
+  } else {
+    a.kind = Arg::Kind::Slot;
+    a.index = slot_of(v);
   }
+  return a;
+}
 
-  // Replays `n` with `chain` (the value computed so far, or null for the first node) in its slot.
-  void add_step(Node* n, KernelFn fn, const Value* chain) {
-    Step s;
-    s.fn = fn;
-    for (Value* in : n->inputs()) {
-      Arg a;
-      if (in == chain) {
-        a.kind = Arg::Kind::Chain;
-      } else if (auto c = constant_of(in)) {
-        a.value = std::move(*c);
-      } else {
-        a.kind = Arg::Kind::Slot;
-        a.slot = slot_of(in);
+void GroupBuilder::add_step(Node* n, KernelFn fn) {
+  Step s;
+  s.fn = fn;
+  for (Value* in : n->inputs()) s.args.push_back(arg_of(in));
+  outputs[n->output()] = steps.size();
+  steps.push_back(std::move(s));
+  g.nodes.push_back(n);
+}
+
+bool GroupBuilder::attributes_read_only() const {
+  for (const Value* v : attributes) {
+    const std::string& name = v->node()->s(attr::name);
+    std::vector<const Value*> reads;
+    collect_reads(v->owning_graph()->block(), name, reads);
+    for (const Value* r : reads)
+      for (const Use& u : r->uses()) {
+        if (std::find(g.nodes.begin(), g.nodes.end(), u.user) != g.nodes.end()) continue;
+        const FunctionSchema* sch = schema_of(u.user);
+        if (!sch || u.offset >= sch->arguments.size() || sch->arguments[u.offset].is_write()) return false;
       }
-      s.args.push_back(std::move(a));
-    }
-    steps.push_back(std::move(s));
-    g.nodes.push_back(n);
   }
+  return true;
+}
 
-  // The attribute parameters are read, never written: no node outside the group may write a
-  // value read from an attribute of the same name anywhere in the graph (another read of the
-  // same parameter, written in place, would leave the packed copy stale).
-  bool attributes_read_only() const {
-    for (const Value* v : attributes) {
-      const std::string& name = v->node()->s(attr::name);
-      std::vector<const Value*> reads;
-      collect_reads(v->owning_graph()->block(), name, reads);
-      for (const Value* r : reads)
-        for (const Use& u : r->uses()) {
-          if (std::find(g.nodes.begin(), g.nodes.end(), u.user) != g.nodes.end()) continue;
-          const FunctionSchema* sch = schema_of(u.user);
-          if (!sch || u.offset >= sch->arguments.size() || sch->arguments[u.offset].is_write()) return false;
-        }
-    }
-    return true;
+bool pure_between(const Node* a, const Node* b, const std::vector<Node*>& group) {
+  for (const Node* n = a->next(); n && n != b; n = n->next()) {
+    if (std::find(group.begin(), group.end(), n) != group.end()) continue;
+    const std::string_view k = n->kind().qual_string();
+    if (k == "prim::Constant" || k == "prim::ListConstruct" || k == "prim::TupleConstruct" || k == "prim::GetAttr") continue;
+    if (!n->blocks().empty() || !k.starts_with("aten::")) return false;
+    const FunctionSchema* s = schema_of(n);
+    if (!s || s->is_mutable()) return false;
   }
+  return true;
+}
 
-  static void collect_reads(const Block* b, const std::string& name, std::vector<const Value*>& out) {
-    for (const Node* n : b->nodes()) {
-      if (n->kind().qual_string() == "prim::GetAttr" && n->s(attr::name) == name) out.push_back(n->output());
-      for (const Block* inner : n->blocks()) collect_reads(inner, name, out);
-    }
-  }
-};
+}  // namespace prepare_detail
+
+namespace {
 
 struct Anchor {
   bool conv = false;
@@ -581,242 +511,6 @@ std::optional<PostOp> post_op_of(const Node* u, size_t slot, Value** residual) {
   return std::nullopt;
 }
 
-// Whether the nodes strictly between `a` and `b` (same block), other than the group's own,
-// leave every tensor as it was: then the group's first node may run where its last one is.
-bool pure_between(const Node* a, const Node* b, const std::vector<Node*>& group) {
-  for (const Node* n = a->next(); n && n != b; n = n->next()) {
-    if (std::find(group.begin(), group.end(), n) != group.end()) continue;
-    const std::string_view k = n->kind().qual_string();
-    if (k == "prim::Constant" || k == "prim::ListConstruct" || k == "prim::TupleConstruct" || k == "prim::GetAttr") continue;
-    if (!n->blocks().empty() || !k.starts_with("aten::")) return false;
-    const FunctionSchema* s = n->schema() ? n->schema() : match_builtin_schema(n);
-    if (!s || s->is_mutable()) return false;
-  }
-  return true;
-}
-
-// `cat(ListConstruct(parts...), 1)`, the list read by the cat alone: the cat node, else null.
-Node* channel_cat_of_list(const Node* list) {
-  if (list->kind().qual_string() != "prim::ListConstruct" || list->output()->uses().size() != 1) return nullptr;
-  Node* cat = list->output()->uses()[0].user;
-  if (cat->kind().qual_string() != "aten::cat" || cat->inputs().size() != 2 || cat->input(0) != list->output()) return nullptr;
-  if (cat->owning_block() != list->owning_block()) return nullptr;
-  auto dim = constant_of(cat->input(1));
-  if (!dim || !dim->is(IValue::Kind::Int) || dim->to_int() != 1) return nullptr;
-  for (const Value* v : list->inputs())
-    if (!is_tensor_value(v)) return nullptr;
-  return cat;
-}
-
-// A channel shuffle (ShuffleChain) whose input is channels-last: one pass interleaving each
-// pixel's channels into a channels-last output, where the ops would copy into NCHW order and the
-// next convolution convert back. Other inputs, and sizes that are no shuffle, replay the ops.
-class PreparedChannelShuffle final : public PreparedKernel {
- public:
-  struct Sizes {
-    std::optional<IValue> constant;
-    size_t slot = 0;
-  };
-
-  PreparedChannelShuffle(Sizes split, Sizes merged, bool channels_last_out, std::vector<Step> steps)
-      : split_(std::move(split)), merged_(std::move(merged)), channels_last_out_(channels_last_out), steps_(std::move(steps)) {}
-
-  void run(Stack& s) const override {
-    const IValue& xv = s.at(0);
-    if (xv.is_tensor()) {
-      const Tensor& x = xv.to_tensor();
-      const int64_t g = groups_of(x, s);
-      if (g > 0 && channels_last_out_ && cpu::channel_shuffle_channels_last_ok(x, g)) {
-        s.assign(1, IValue(cpu::channel_shuffle_channels_last(x, g)));
-        return;
-      }
-      // Not a shuffle of these sizes: the ops on x in the layout PyTorch's producer gave it
-      // (a view of a channels-last x would fail where PyTorch's contiguous one does not).
-      if (g == 0 && !x.is_contiguous()) {
-        Stack copy = s;
-        copy[0] = IValue(cpu::contiguous(x));
-        s.assign(1, IValue(replay(steps_, copy)));
-        return;
-      }
-    }
-    s.assign(1, IValue(replay(steps_, s)));
-  }
-
- private:
-  static bool sizes_of(const Sizes& a, const Stack& s, std::vector<int64_t>& out) {
-    const IValue& v = a.constant ? *a.constant : s.at(a.slot);
-    if (!v.is(IValue::Kind::List)) return false;
-    out.clear();
-    for (const IValue& e : v.to_list()->items) {
-      if (!e.is(IValue::Kind::Int)) return false;
-      out.push_back(e.to_int());
-    }
-    return true;
-  }
-
-  // The groups g when the views are a channel shuffle of x, else 0.
-  int64_t groups_of(const Tensor& x, const Stack& s) const {
-    std::vector<int64_t> a, b;
-    if (x.dim() != 4 || !sizes_of(split_, s, a) || !sizes_of(merged_, s, b)) return 0;
-    return cpu::channel_shuffle_groups(x.sizes(), a, b);
-  }
-
-  Sizes split_, merged_;
-  bool channels_last_out_;
-  std::vector<Step> steps_;
-};
-
-// ShuffleNet's channel shuffle as traced: `view(x, [N, g, C/g, H, W]) -> transpose(1, 2) ->
-// contiguous() -> view([N, C, H, W])`, each value read by the next alone, in one block. Its
-// sizes are computed (from x.size()) and checked at run time. The layout analysis lets x be
-// channels-last for it, so prepare_group must take every chain it finds (lookups of these four
-// kernels never fail).
-struct ShuffleChain {
-  Node* view5 = nullptr;
-  Node* transpose = nullptr;
-  Node* contiguous = nullptr;
-  Node* view4 = nullptr;
-};
-
-Node* only_reader(const Node* n, std::initializer_list<std::string_view> kinds) {
-  if (n->outputs().size() != 1 || n->output()->uses().size() != 1) return nullptr;
-  const Use& u = n->output()->uses()[0];
-  if (u.offset != 0 || u.user->owning_block() != n->owning_block() || !is_kind(u.user, kinds)) return nullptr;
-  return u.user;
-}
-
-std::optional<ShuffleChain> channel_shuffle_at(Node* n) {
-  ShuffleChain c;
-  if (!is_kind(n, {"aten::view", "aten::reshape"}) || n->inputs().size() != 2) return std::nullopt;
-  c.view5 = n;
-  c.transpose = only_reader(n, {"aten::transpose"});
-  if (!c.transpose || c.transpose->inputs().size() != 3) return std::nullopt;
-  auto d0 = constant_of(c.transpose->input(1)), d1 = constant_of(c.transpose->input(2));
-  if (!d0 || !d1 || !d0->is(IValue::Kind::Int) || !d1->is(IValue::Kind::Int)) return std::nullopt;
-  const int64_t a = d0->to_int() < 0 ? d0->to_int() + 5 : d0->to_int(), b = d1->to_int() < 0 ? d1->to_int() + 5 : d1->to_int();
-  if (std::min(a, b) != 1 || std::max(a, b) != 2) return std::nullopt;
-  c.contiguous = only_reader(c.transpose, {"aten::contiguous"});
-  if (!c.contiguous || c.contiguous->inputs().size() != 2) return std::nullopt;
-  auto format = constant_of(c.contiguous->input(1));  // torch.contiguous_format is 0
-  if (!format || !format->is(IValue::Kind::Int) || format->to_int() != 0) return std::nullopt;
-  c.view4 = only_reader(c.contiguous, {"aten::view", "aten::reshape"});
-  if (!c.view4 || c.view4->inputs().size() != 2) return std::nullopt;
-  // Nothing that writes between them, so that the four can run as one instruction at the last.
-  if (!pure_between(c.view5, c.view4, {c.view5, c.transpose, c.contiguous, c.view4})) return std::nullopt;
-  return c;
-}
-
-// ShuffleNet's block end: `cat([a, b], 1)`, then the channel shuffle (ShuffleChain) of the
-// result, whose view sizes torchvision computes from the concatenation's (aten::size,
-// NumToTensor, floor_divide, Int, ListConstruct). The concatenation and the shuffle would each
-// copy every value; here each pixel's shuffled channels are written straight from the parts, in
-// one pass, channels-last. The size computations run on the parts' sizes (no concatenation
-// needed for them). Other inputs, and sizes that are no shuffle, replay every node.
-class PreparedCatShuffle final : public PreparedKernel {
- public:
-  struct Arg {
-    enum class Kind { Const, Slot, Local } kind = Kind::Const;
-    IValue value;       // Const
-    size_t index = 0;   // Slot: an input of the instruction; Local: an earlier step's output
-  };
-  struct Step {
-    KernelFn fn = nullptr;
-    std::vector<Arg> args;
-    std::optional<int64_t> size_dim;  // aten::size(cat, dim): on the fast path, the concatenation's size
-    bool sizes = false;     // a size computation (not the concatenation, not the shuffle's views)
-  };
-
-  PreparedCatShuffle(size_t parts, size_t cat_step, Arg split, Arg merged, bool channels_last_out, std::vector<Step> steps)
-      : parts_(parts), cat_step_(cat_step), split_(std::move(split)), merged_(std::move(merged)), channels_last_out_(channels_last_out),
-        steps_(std::move(steps)) {}
-
-  void run(Stack& s) const override {
-    if (channels_last_out_) {
-      std::vector<Tensor> parts;
-      for (size_t i = 0; i < parts_; ++i) {
-        if (!s.at(i).is_tensor()) break;
-        parts.push_back(s[i].to_tensor());
-      }
-      std::vector<int64_t> cat;
-      if (parts.size() == parts_ && same_image(parts, cat)) {
-        std::vector<IValue> locals(steps_.size());
-        bool ok = true;
-        for (size_t i = 0; i < steps_.size() && ok; ++i) {
-          const Step& st = steps_[i];
-          if (!st.sizes) continue;
-          if (st.size_dim) {
-            const int64_t d = *st.size_dim < 0 ? *st.size_dim + 4 : *st.size_dim;
-            ok = d >= 0 && d < 4;
-            if (ok) locals[i] = IValue(cat[static_cast<size_t>(d)]);
-            continue;
-          }
-          locals[i] = call(st, s, locals);
-        }
-        std::vector<int64_t> a, b;
-        const int64_t g = ok && ints_of(arg(split_, s, locals), a) && ints_of(arg(merged_, s, locals), b) ? cpu::channel_shuffle_groups(cat, a, b) : 0;
-        if (g > 0 && cpu::channel_shuffle_parts_channels_last_ok(parts, g)) {
-          s.assign(1, IValue(cpu::channel_shuffle_parts_channels_last(parts, g)));
-          return;
-        }
-        // A group across two parts (three groups of 16 over 24 + 24 channels): two passes.
-        if (g > 0 && cpu::concat_channels_last_ok(parts)) {
-          const Tensor x = cpu::concat_channels_last(parts);
-          if (cpu::channel_shuffle_channels_last_ok(x, g)) {
-            s.assign(1, IValue(cpu::channel_shuffle_channels_last(x, g)));
-            return;
-          }
-        }
-      }
-    }
-    std::vector<IValue> locals(steps_.size());
-    for (size_t i = 0; i < steps_.size(); ++i) {
-      locals[i] = call(steps_[i], s, locals);
-      // The parts may be channels-last where PyTorch's are contiguous: its concatenation then
-      // is too, and a view PyTorch can take of it must not fail here.
-      if (i == cat_step_ && locals[i].is_tensor() && !locals[i].to_tensor().is_contiguous())
-        locals[i] = IValue(cpu::contiguous(locals[i].to_tensor()));
-    }
-    s.assign(1, std::move(locals.back()));
-  }
-
- private:
-  static const IValue& arg(const Arg& a, const Stack& s, const std::vector<IValue>& locals) {
-    return a.kind == Arg::Kind::Const ? a.value : a.kind == Arg::Kind::Slot ? s.at(a.index) : locals.at(a.index);
-  }
-
-  static IValue call(const Step& st, const Stack& s, const std::vector<IValue>& locals) {
-    Stack in;
-    in.reserve(st.args.size());
-    for (const Arg& a : st.args) in.push_back(arg(a, s, locals));
-    st.fn(in);
-    return std::move(in.at(0));
-  }
-
-  // 4-D parts of one N, H and W: the sizes of their concatenation along the channels.
-  static bool same_image(const std::vector<Tensor>& parts, std::vector<int64_t>& cat) {
-    for (const Tensor& t : parts)
-      if (t.dim() != 4 || t.sizes()[0] != parts[0].sizes()[0] || t.sizes()[2] != parts[0].sizes()[2] || t.sizes()[3] != parts[0].sizes()[3])
-        return false;
-    cat = {parts[0].sizes()[0], 0, parts[0].sizes()[2], parts[0].sizes()[3]};
-    for (const Tensor& t : parts) cat[1] += t.sizes()[1];
-    return true;
-  }
-
-  static bool ints_of(const IValue& v, std::vector<int64_t>& out) {
-    if (!v.is(IValue::Kind::List)) return false;
-    for (const IValue& e : v.to_list()->items) {
-      if (!e.is(IValue::Kind::Int)) return false;
-      out.push_back(e.to_int());
-    }
-    return true;
-  }
-
-  size_t parts_, cat_step_;
-  Arg split_, merged_;
-  bool channels_last_out_;
-  std::vector<Step> steps_;
-};
-
 // ---- layout ----------------------------------------------------------------------------------
 
 // Readers that take a tensor of any strides and give the same values: the value may be
@@ -889,7 +583,9 @@ void scan_aliases(const Value* v, bool& reshapes, bool& mutates, int depth) {
   }
 }
 
-bool channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& memo, int depth = 0) {
+}  // namespace
+
+bool prepare_detail::channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& memo, int depth) {
   if (auto it = memo.find(v); it != memo.end()) return it->second;
   if (depth > 64) return false;
   // flatten and reshape are views of a contiguous tensor but may copy a channels-last one; an
@@ -934,8 +630,6 @@ bool channels_last_ok(const Value* v, std::unordered_map<const Value*, bool>& me
   return ok;
 }
 
-}  // namespace
-
 std::shared_ptr<const PreparedKernel> prepare_kernel(const Node* n, const std::string& schema_name) {
   if (!preparation_enabled()) return nullptr;
   const PrepareFn fn = find_preparer(schema_name);
@@ -951,149 +645,6 @@ bool preparation_enabled() {
     return !(e && std::string_view(e) == "0");
   }();
   return on;
-}
-
-// aten::max_pool2d(cat, constant arguments), the concatenation's only reader: its node, else null.
-static Node* max_pool_reading(const Node* cat, const std::function<bool(const Node*)>& taken) {
-  if (cat->output()->uses().size() != 1) return nullptr;
-  Node* pool = cat->output()->uses()[0].user;
-  const FunctionSchema* s = schema_of(pool);
-  if (!s || s->name != "aten::max_pool2d" || !s->overload_name.empty() || pool->inputs().size() != 6 || pool->input(0) != cat->output() ||
-      pool->owning_block() != cat->owning_block() || taken(pool))
-    return nullptr;
-  for (size_t i = 1; i < pool->inputs().size(); ++i)
-    if (!constant_of(pool->input(i))) return nullptr;
-  return pool;
-}
-
-// The concatenation at `list` and the channel shuffle of its result, with the size computations
-// between them (PreparedCatShuffle), when every node from the list to the shuffle's last view is
-// one of them or a constant, and no value they define is read after.
-static std::optional<PreparedGroup> prepare_cat_shuffle(Node* list, Node* cat, KernelFn (*lookup)(const Node*),
-                                                        const std::function<bool(const Node*)>& taken) {
-  using CS = PreparedCatShuffle;
-  std::optional<ShuffleChain> chain;
-  for (const Use& u : cat->output()->uses()) {
-    if (is_kind(u.user, {"aten::size"})) continue;
-    if (chain || u.offset != 0 || !(chain = channel_shuffle_at(u.user))) return std::nullopt;
-  }
-  if (!chain) return std::nullopt;
-  const std::vector<Node*> views{chain->view5, chain->transpose, chain->contiguous, chain->view4};
-  std::vector<Node*> nodes{list};
-  for (Node* n = list->next(); n; n = n->next()) {
-    if (n->kind().qual_string() == "prim::Constant") {
-      if (n == chain->view4) return std::nullopt;
-      continue;
-    }
-    nodes.push_back(n);
-    if (n == chain->view4) break;
-  }
-  if (nodes.back() != chain->view4) return std::nullopt;
-  std::unordered_map<const Value*, size_t> local;  // a value defined in the group: its step
-  GroupBuilder b;
-  for (Value* v : list->inputs()) b.slot_of(v);
-  std::vector<CS::Step> steps;
-  size_t cat_step = 0;
-  auto arg_of = [&](Value* v) {
-    CS::Arg a;
-    if (auto it = local.find(v); it != local.end()) {
-      a.kind = CS::Arg::Kind::Local;
-      a.index = it->second;
-    } else if (auto c = constant_of(v)) {
-      a.value = std::move(*c);
-    } else {
-      a.kind = CS::Arg::Kind::Slot;
-      a.index = b.slot_of(v);
-    }
-    return a;
-  };
-  for (Node* n : nodes) {
-    const KernelFn fn = lookup(n);
-    if (taken(n) || !fn || !n->blocks().empty() || n->outputs().size() != 1) return std::nullopt;
-    const bool is_view = std::find(views.begin(), views.end(), n) != views.end();
-    CS::Step st;
-    st.fn = fn;
-    st.sizes = n != list && n != cat && !is_view;
-    if (st.sizes) {
-      // Pure, and reading the concatenation only for its sizes.
-      const std::string_view k = n->kind().qual_string();
-      const FunctionSchema* s = schema_of(n);
-      if (k != "prim::ListConstruct" && k != "prim::NumToTensor" && (!k.starts_with("aten::") || !s || s->is_mutable())) return std::nullopt;
-      for (const Value* in : n->inputs())
-        if (in == cat->output()) {
-          auto d = n->inputs().size() == 2 && is_kind(n, {"aten::size"}) ? constant_of(n->input(1)) : std::nullopt;
-          if (!d || !d->is(IValue::Kind::Int)) return std::nullopt;
-          st.size_dim = d->to_int();
-        }
-    }
-    for (Value* in : n->inputs()) st.args.push_back(arg_of(in));
-    if (n == cat) cat_step = steps.size();
-    local[n->output()] = steps.size();
-    steps.push_back(std::move(st));
-  }
-  for (Node* n : nodes)
-    for (const Use& u : n->output()->uses())
-      if (n != chain->view4 && std::find(nodes.begin(), nodes.end(), u.user) == nodes.end()) return std::nullopt;
-  auto side = [&](Value* v) { return arg_of(v); };
-  CS::Arg split = side(chain->view5->input(1)), merged = side(chain->view4->input(1));
-  std::unordered_map<const Value*, bool> memo;
-  b.g.nodes = nodes;
-  b.g.output = chain->view4->output();
-  b.g.op = std::make_shared<CS>(list->inputs().size(), cat_step, std::move(split), std::move(merged), channels_last_ok(b.g.output, memo),
-                                std::move(steps));
-  return std::move(b.g);
-}
-
-static std::optional<PreparedGroup> prepare_cat(Node* list, KernelFn (*lookup)(const Node*), const std::function<bool(const Node*)>& taken) {
-  Node* cat = channel_cat_of_list(list);
-  if (!cat) return std::nullopt;
-  if (auto g = prepare_cat_shuffle(list, cat, lookup, taken)) return g;
-  const KernelFn fn = lookup(cat);
-  if (!fn) return std::nullopt;
-  std::unordered_map<const Value*, bool> memo;
-  PreparedGroup g;
-  g.nodes = {list, cat};
-  g.inputs.assign(list->inputs().begin(), list->inputs().end());
-  Node* pool = max_pool_reading(cat, taken);
-  const KernelFn pool_fn = pool ? lookup(pool) : nullptr;
-  if (pool && pool_fn && pure_between(list, pool, {list, cat, pool})) {
-    std::vector<IValue> args;
-    for (size_t i = 1; i < pool->inputs().size(); ++i) args.push_back(*constant_of(pool->input(i)));
-    g.nodes.push_back(pool);
-    g.output = pool->output();
-    g.op = std::make_shared<PreparedCat>(fn, *constant_of(cat->input(1)), channels_last_ok(pool->output(), memo), pool_fn, std::move(args));
-    return g;
-  }
-  g.output = cat->output();
-  g.op = std::make_shared<PreparedCat>(fn, *constant_of(cat->input(1)), channels_last_ok(cat->output(), memo));
-  return g;
-}
-
-static std::optional<PreparedGroup> prepare_channel_shuffle(Node* view5, KernelFn (*lookup)(const Node*),
-                                                            const std::function<bool(const Node*)>& taken) {
-  auto chain = channel_shuffle_at(view5);
-  if (!chain) return std::nullopt;
-  const std::vector<Node*> nodes{chain->view5, chain->transpose, chain->contiguous, chain->view4};
-  for (Node* n : nodes)
-    if (taken(n) || !lookup(n)) return std::nullopt;
-  GroupBuilder b;
-  b.slot_of(view5->input(0));
-  auto sizes = [&](Value* v) {
-    PreparedChannelShuffle::Sizes s;
-    s.constant = constant_of(v);
-    if (!s.constant) s.slot = b.slot_of(v);
-    return s;
-  };
-  PreparedChannelShuffle::Sizes split = sizes(chain->view5->input(1)), merged = sizes(chain->view4->input(1));
-  const Value* prev = nullptr;
-  for (Node* n : nodes) {
-    b.add_step(n, lookup(n), prev);
-    prev = n->output();
-  }
-  b.g.output = chain->view4->output();
-  std::unordered_map<const Value*, bool> memo;
-  b.g.op = std::make_shared<PreparedChannelShuffle>(std::move(split), std::move(merged), channels_last_ok(b.g.output, memo), std::move(b.steps));
-  return std::move(b.g);
 }
 
 // batch_norm(x, weight?, bias?, mean, var, training=False, momentum, eps, cudnn) with constant
@@ -1123,8 +674,8 @@ static std::optional<PreparedGroup> prepare_batch_norm_relu(Node* bn, KernelFn (
   if (!bn_fn || !relu_fn) return std::nullopt;
   GroupBuilder b;
   b.slot_of(bn->input(0));
-  b.add_step(bn, bn_fn, nullptr);
-  b.add_step(relu, relu_fn, bn->output());
+  b.add_step(bn, bn_fn);
+  b.add_step(relu, relu_fn);
   b.g.output = relu->output();
   std::vector<float> scale, shift;
   cpu::batch_norm_scale_shift(params[0], params[1], params[2], params[3], eps->to_double(), ch, scale, shift);
@@ -1146,7 +697,7 @@ Value* take_followers(Node* n, GroupBuilder& b, Anchor& anchor, Epilogue& epi, V
     const KernelFn fn = lookup(u);
     if (!fn || !pure_between(n, u, b.g.nodes)) break;
     if (anchor.conv && b.g.nodes.size() == first && use.offset == 0 && fold_batch_norm_into(u, b, anchor.spec)) {
-      b.add_step(u, fn, cur);
+      b.add_step(u, fn);
       cur = u->output();
       continue;
     }
@@ -1155,7 +706,7 @@ Value* take_followers(Node* n, GroupBuilder& b, Anchor& anchor, Epilogue& epi, V
     if (!op || (res && residual)) break;
     if (res) residual = res;
     epi.push_back(*op);
-    b.add_step(u, fn, cur);
+    b.add_step(u, fn);
     cur = u->output();
   }
   return cur;
@@ -1182,7 +733,7 @@ std::optional<PreparedGroup> prepare_expand_depthwise(Node* n, const GroupBuilde
   if (!da || !da->conv || !da->spec.weight.constant) return std::nullopt;
   const Tensor& dw = *da->spec.weight.constant;
   if (dw.dim() != 4 || dw.sizes()[0] != ew.sizes()[0] || dw.sizes()[1] != 1 || da->spec.args.groups != dw.sizes()[0]) return std::nullopt;
-  db.add_step(d, dfn, nullptr);
+  db.add_step(d, dfn);
   Epilogue depi;
   Value* dres = nullptr;
   Value* out = take_followers(d, db, *da, depi, dres, lookup, taken);
@@ -1210,7 +761,7 @@ std::optional<PreparedGroup> prepare_group(Node* n, KernelFn (*lookup)(const Nod
   if (!anchor) return std::nullopt;
   const KernelFn anchor_fn = lookup(n);
   if (!anchor_fn) return std::nullopt;
-  b.add_step(n, anchor_fn, nullptr);
+  b.add_step(n, anchor_fn);
 
   Epilogue epi;
   Value* residual = nullptr;

@@ -502,7 +502,7 @@ def flatten_heads():
 
 
 class CatShuffles(nn.Module):
-    """Concatenations and the channel shuffles of their results (lib/runtime/prepare.cpp's
+    """Concatenations and the channel shuffles of their results (lib/runtime/prepare_cat_shuffle.cpp's
     PreparedCatShuffle) in the forms its one pass over the parts does not take: a part that is the
     model's input (not channels-last: the nodes replayed), and 8 + 24 channels in two groups (a
     group across two parts: concatenated, then shuffled); and one it takes, three parts of 16, 16
