@@ -519,6 +519,16 @@ def fused_cases():
         res = torch.randn(2, 45, n, generator=ug)
         c[f"linear_groups{n}_relu"] = ("linear", (x, w, b, None), (("relu", 0, 0),), F.relu(F.linear(x, w, b)))
         c[f"linear_groups{n}_add_relu"] = ("linear", (x, w, b, res), (("add", 0, 0), ("relu", 0, 0)), F.relu(F.linear(x, w, b) + res))
+    # Stride-2 3x3 layers of more than 64 output pixels for Im2colConv on AVX2 (196 and 225 pixels,
+    # padding 1 and 0, with and without bias), with ReLU and with a residual.
+    ig = torch.Generator().manual_seed(29)  # its own stream
+    for ii, (xs, oc, pad, with_bias) in enumerate([((1, 24, 27, 27), 40, 1, True), ((1, 16, 31, 31), 24, 0, False)]):
+        x, w = torch.randn(*xs, generator=ig), torch.randn(oc, xs[1], 3, 3, generator=ig) / math.sqrt(9 * xs[1])
+        b = torch.randn(oc, generator=ig) if with_bias else None
+        base = F.conv2d(x, w, b, 2, pad)
+        res = torch.randn(*base.shape, generator=ig)
+        c[f"ic{ii}_relu"] = ("conv2d", (x, w, b, [2, 2], [pad, pad], [1, 1], 1, None), (("relu", 0, 0),), F.relu(base))
+        c[f"ic{ii}_add_relu"] = ("conv2d", (x, w, b, [2, 2], [pad, pad], [1, 1], 1, res), (("add", 0, 0), ("relu", 0, 0)), F.relu(base + res))
     # Grouped 3x3 layers for WideGroupedConv (group widths a multiple of 8 but not of 16,
     # channels-last, AVX-512): 24 channels a group on widths off its 8-pixel tiles, stride 2 and a
     # batch of two, 56 (a group's outputs as 4 + 3 vectors), 40 (4 + 1) with a NaN kept by the

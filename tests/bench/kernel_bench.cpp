@@ -69,12 +69,13 @@ std::vector<Case> cases() {
   conv("conv_1x1_116", 1, 116, 28, 116, 1, 1, 0, 1);
   conv("conv_dw_3x3_116", 1, 116, 28, 116, 3, 1, 1, 116);
   conv("conv_dw_3x3s2_116", 1, 116, 28, 116, 3, 2, 1, 116);
-  auto layer_1x3 = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co) {
+  // A dense layer of a rectangular kernel (padding keeping the size), ReLU after.
+  auto layer_kxk = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, int64_t kh, int64_t kw, int64_t s = 1, bool pad = true) {
     cpu::ConvArgs a;
-    a.stride = {1, 1};
-    a.padding = {0, 1};
+    a.stride = {s, s};
+    a.padding = {pad ? kh / 2 : 0, pad ? kw / 2 : 0};
     a.dilation = {1, 1};
-    auto conv = std::make_shared<cpu::PackedConv>(randn({co, ci, 1, 3}), randn({co}), a, cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
+    auto conv = std::make_shared<cpu::PackedConv>(randn({co, ci, kh, kw}), randn({co}), a, cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
     const Tensor x = randn_channels_last(1, ci, hw, hw);
     c.push_back({name, "", {}, [conv, x] { conv->run(x, Tensor(), true); }});
   };
@@ -111,7 +112,15 @@ std::vector<Case> cases() {
   packed("packed_3x3_40_56_29", 40, 29, 56, false);
   // Inception-v3's 8x8 layers (Im2colConv on AVX2): 448 -> 384 3x3, 384 -> 384 1x3.
   packed("packed_inception_3x3_448_384_8", 448, 8, 384, false);
-  layer_1x3("packed_inception_1x3_384_384_8", 384, 8, 384);
+  layer_kxk("packed_inception_1x3_384_384_8", 384, 8, 384, 1, 3);
+  // Its 17x17 layers: 192 -> 192 1x7 and 7x1, and the 35 -> 17 reduction (288 -> 384 3x3 stride 2).
+  layer_kxk("packed_inception_1x7_192_192_17", 192, 17, 192, 1, 7);
+  layer_kxk("packed_inception_7x1_192_192_17", 192, 17, 192, 7, 1);
+  layer_kxk("packed_inception_3x3s2_288_384_35", 288, 35, 384, 3, 3, 2, false);
+  // ResNet's stride-2 3x3 layers at 28x28 and 14x14 outputs (padding 1).
+  layer_kxk("packed_r18_3x3s2_128_256_28", 128, 28, 256, 3, 3, 2);
+  layer_kxk("packed_r18_3x3s2_256_512_14", 256, 14, 512, 3, 3, 2);
+  layer_kxk("packed_r18_3x3s2_64_128_56", 64, 56, 128, 3, 3, 2);
   // 1x1 and grouped 3x3 layers on channels-last activations: RegNetX-400MF's last stage (7x7, 400
   // channels, 16 a group) and its 14x14 one, ResNeXt-50's 4 and 16 channels a group.
   auto layer = [&](const std::string& name, int64_t ci, int64_t hw, int64_t co, int64_t k, int64_t g, bool residual_relu, int64_t s = 1) {

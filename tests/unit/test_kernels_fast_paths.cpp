@@ -25,6 +25,7 @@
 #include "kernels/cpu/packed_linear.h"
 #include "kernels/cpu/small_gemm.h"
 #include "kernels/cpu/tensor_util.h"
+#include "kernels/cpu/im2col_conv.h"
 #include "kernels/cpu/wide_grouped_conv.h"
 #include "kernels/registry.h"
 #include "lib/archive/torch_save.h"
@@ -271,13 +272,14 @@ bool switched_on(const char* name) {
 bool winograd_allowed() { return switched_on("JITCTL_WINOGRAD"); }
 bool pointwise_allowed() { return switched_on("JITCTL_POINTWISE"); }
 bool grouped_allowed() { return switched_on("JITCTL_GROUPED"); }
+bool im2col_allowed() { return switched_on("JITCTL_IM2COL"); }
 bool narrow_allowed() { return switched_on("JITCTL_NARROW"); }
 bool depthwise_allowed() { return switched_on("JITCTL_DEPTHWISE"); }
 
 TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's unfused ops") {
   const IValue cases = load_family("fused");
   int winograd_cases = 0, pointwise_cases = 0, grouped_cases = 0, wide_cases = 0, conv3d_cases = 0, frame_cases = 0, split_cases = 0,
-      narrow_cases = 0, depthwise_channels_cases = 0, panel_cases = 0;
+      narrow_cases = 0, depthwise_channels_cases = 0, panel_cases = 0, im2col_cases = 0;
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
@@ -322,6 +324,13 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
       if (name.rfind("gp", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx2 && grouped_allowed()) {
         CHECK(wide);
         ++panel_cases;
+      }
+      // The "ic" cases exist for Im2colConv (AVX2, stride 2 past 64 output pixels): they must reach it.
+      if (name.rfind("ic", 0) == 0 && cpu::Avx2PackedWeight::preferred() && im2col_allowed()) {
+        CHECK(cpu::Im2colConv::suits(in[1].to_tensor(), a));
+        CHECK(cpu::Im2colConv(in[1].to_tensor(), tensor_or_none(in[2]), e)
+                  .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d")));
+        ++im2col_cases;
       }
       // The "gc" cases exist for GroupedConv (AVX-512 and AVX2): they must reach it.
       if (name.rfind("gc", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) {
@@ -442,6 +451,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) CHECK(narrow_cases >= 18);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
   if (cpu::cpu_features().isa == cpu::Isa::Avx2 && grouped_allowed()) CHECK(panel_cases >= 15);
+  if (cpu::Avx2PackedWeight::preferred() && im2col_allowed()) CHECK(im2col_cases >= 4);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && depthwise_allowed()) CHECK(depthwise_channels_cases >= 16);
   CHECK(conv3d_cases >= 16);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(frame_cases >= 12);
