@@ -17,12 +17,15 @@ namespace {
 // ONEDNN_VERBOSE): 7x7 outputs 1.90 against 2.15 ms (512 -> 512) and 0.95 against 1.19 (256 ->
 // 512, stride 2); 14x14 outputs 1.88 against 1.80 (256 -> 256) and 1.00 against 0.93 (stride 2).
 constexpr int64_t kMaxPixels = 64;
-// Layers of stride 2 or more up to more pixels: there oneDNN's AVX2 direct kernel is slower (Zen 3,
-// kernel_bench, one / two threads, oneDNN -> this: ResNet-18's 128 -> 256 at 28 -> 14 1.44-1.52
-// -> 1.24 / 0.87-0.98 -> 0.68-0.77 ms; Inception-v3's 288 -> 384 at 35 -> 17, 289 pixels, 7.9-8.5
-// -> 6.9-7.4 / 3.9-5.5 -> 3.7-3.9), but not at 28x28 (ResNet-18's 64 -> 128 at 56 -> 28, 784
-// pixels: equal at one thread, 0.68-0.78 -> 0.83-0.88 at two).
-constexpr int64_t kMaxStridedPixels = 320;
+// Layers of stride 2 or more, and kernels one row high and wider than one (Inception's 1x7),
+// up to more pixels: there oneDNN's AVX2 direct kernel is slower (Zen 3, kernel_bench, one / two
+// threads, oneDNN -> this: ResNet's 128 -> 256 at 28 -> 14 1.44-1.52 -> 1.24 / 0.87-0.98 ->
+// 0.68-0.77 ms; Inception-v3's 288 -> 384 at 35 -> 17, 289 pixels, 7.9-8.5 -> 6.9-7.4 / 3.9-5.5
+// -> 3.7-3.9; its 192 -> 192 1x7 at 17x17 1.9-2.3 -> 1.60-1.64 / 0.95-1.78 -> 0.87-1.02, 160 ->
+// 192 1.58 -> 1.34 / 0.79-1.49 -> 0.69-0.83), but not at 28x28 (ResNet's 64 -> 128 at 56 -> 28,
+// 784 pixels: equal at one thread, 0.68-0.78 -> 0.83-0.88 at two) nor for 7x1 kernels (192 ->
+// 192 at 17x17: 1.56 -> 1.63 at one thread).
+constexpr int64_t kMaxWiderPixels = 320;
 
 bool dense_channels_last(const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); }
 
@@ -59,7 +62,7 @@ const Avx2PackedWeight& Im2colConv::packed() const {
 
 bool Im2colConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
   const int64_t pixels = p.n * p.oh * p.ow;
-  if (p.spatial_dims != 2 || pixels > (p.sh > 1 || p.sw > 1 ? kMaxStridedPixels : kMaxPixels) || !dense_channels_last(input) || p.c != ic_ || p.oc != oc_) return false;
+  if (p.spatial_dims != 2 || pixels > (p.sh > 1 || p.sw > 1 || (p.kh == 1 && p.kw > 1) ? kMaxWiderPixels : kMaxPixels) || !dense_channels_last(input) || p.c != ic_ || p.oc != oc_) return false;
   if (!add_) return true;
   return residual.defined() && dense_channels_last(residual) && residual.sizes() == p.out_sizes;
 }

@@ -529,6 +529,12 @@ def fused_cases():
         res = torch.randn(*base.shape, generator=ig)
         c[f"ic{ii}_relu"] = ("conv2d", (x, w, b, [2, 2], [pad, pad], [1, 1], 1, None), (("relu", 0, 0),), F.relu(base))
         c[f"ic{ii}_add_relu"] = ("conv2d", (x, w, b, [2, 2], [pad, pad], [1, 1], 1, res), (("add", 0, 0), ("relu", 0, 0)), F.relu(base + res))
+    # A 1x7 kernel (Inception-v3's) on 13x13, 169 pixels, padding (0, 3): Im2colConv too.
+    x, w, b = torch.randn(1, 16, 13, 13, generator=ig), torch.randn(24, 16, 1, 7, generator=ig) / math.sqrt(112), torch.randn(24, generator=ig)
+    base = F.conv2d(x, w, b, 1, (0, 3))
+    res = torch.randn(*base.shape, generator=ig)
+    c["ic2_relu"] = ("conv2d", (x, w, b, [1, 1], [0, 3], [1, 1], 1, None), (("relu", 0, 0),), F.relu(base))
+    c["ic2_add_relu"] = ("conv2d", (x, w, b, [1, 1], [0, 3], [1, 1], 1, res), (("add", 0, 0), ("relu", 0, 0)), F.relu(base + res))
     # Grouped 3x3 layers for WideGroupedConv (group widths a multiple of 8 but not of 16,
     # channels-last, AVX-512): 24 channels a group on widths off its 8-pixel tiles, stride 2 and a
     # batch of two, 56 (a group's outputs as 4 + 3 vectors), 40 (4 + 1) with a NaN kept by the

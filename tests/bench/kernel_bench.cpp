@@ -116,6 +116,8 @@ std::vector<Case> cases() {
   // Its 17x17 layers: 192 -> 192 1x7 and 7x1, and the 35 -> 17 reduction (288 -> 384 3x3 stride 2).
   layer_kxk("packed_inception_1x7_192_192_17", 192, 17, 192, 1, 7);
   layer_kxk("packed_inception_7x1_192_192_17", 192, 17, 192, 7, 1);
+  layer_kxk("packed_inception_1x7_128_128_17", 128, 17, 128, 1, 7);
+  layer_kxk("packed_inception_1x7_160_192_17", 160, 17, 192, 1, 7);
   layer_kxk("packed_inception_3x3s2_288_384_35", 288, 35, 384, 3, 3, 2, false);
   // ResNet's stride-2 3x3 layers at 28x28 and 14x14 outputs (padding 1).
   layer_kxk("packed_r18_3x3s2_128_256_28", 128, 28, 256, 3, 3, 2);
