@@ -1,7 +1,7 @@
 // The row loop of kernels/cpu/grouped_conv.cpp, written once and included there once per
 // instruction set, inside a namespace that provides that ISA's vector helpers (vf, vi, kLanes,
 // load, store, splat, permute: simd_vectors.h), kTile<G> (output pixels per
-// register tile) and JITCTL_VEC_INLINE (always-inline for that ISA's target). A template over
+// register tile), kStationary<G> (whether G runs tile_stationary) and JITCTL_VEC_INLINE (always-inline for that ISA's target). A template over
 // the helpers cannot do this: GCC will not inline a helper compiled for AVX-512 into a function
 // that is not, so every level must carry the target. No include guard, on purpose.
 

@@ -61,8 +61,10 @@ const Avx2PackedWeight& Im2colConv::packed() const {
 }
 
 bool Im2colConv::takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const {
-  const int64_t pixels = p.n * p.oh * p.ow;
-  if (p.spatial_dims != 2 || pixels > (p.sh > 1 || p.sw > 1 || (p.kh == 1 && p.kw > 1) ? kMaxWiderPixels : kMaxPixels) || !dense_channels_last(input) || p.c != ic_ || p.oc != oc_) return false;
+  const bool wider = p.sh > 1 || p.sw > 1 || (p.kh == 1 && p.kw > 1);
+  if (p.spatial_dims != 2 || p.n * p.oh * p.ow > (wider ? kMaxWiderPixels : kMaxPixels) || !dense_channels_last(input) || p.c != ic_ ||
+      p.oc != oc_)
+    return false;
   if (!add_) return true;
   return residual.defined() && dense_channels_last(residual) && residual.sizes() == p.out_sizes;
 }
