@@ -250,7 +250,7 @@ std::vector<Case> cases() {
   expand_dw("expand_dw_mnas_80_14_480_k5", 80, 14, 480, 1, 5);
   expand_dw("expand_dw_mnas_96_14_576_k5_s2", 96, 14, 576, 2, 5);
   expand_dw("expand_dw_mnas_40_28_120_k5", 40, 28, 120, 1, 5);
-  // MobileNetV3-L's 56x56 pair (its expansion under 1 MB: run apart) and its 112x112 stride-2 one.
+  // MobileNetV3-L's 56x56 pair (903 KB expanded: in bands past a 512 KiB L2) and its 112x112 stride-2 one.
   expand_dw("expand_dw_mv3_24_56_72", 24, 56, 72, 1);
   expand_dw("expand_dw_mv3_16_112_64_s2", 16, 112, 64, 2);
   // DepthwiseChannels alone, all channels on the calling thread (the depthwise half of the pairs
