@@ -162,15 +162,51 @@ JITCTL_ALWAYS_INLINE void rows(const Job& j, int64_t r0, int64_t r1) {
   }
 }
 
+// In place (run_in_place): output rows r0..r1 written over the input's rows, each one row late.
+// Output row r reads input rows r-1..r+1, so it goes to a two-row ring first and reaches row r's
+// bytes once row r+1 is done; input rows r0-1 and r1, which the neighbouring chunks overwrite,
+// come from copies made before any chunk started (before, after).
+template <int V, int K, int S, Mode M>
+JITCTL_ALWAYS_INLINE void rows_in_place(const Job& j, int64_t r0, int64_t r1, const float* before, const float* after, float* ring) {
+  using vf = typename VecOf<V>::type;
+  constexpr int P = 4;
+  const int64_t row = j.ow * j.c;  // floats in an output row, as in an input row (same shape)
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t n = r / j.oh, oh = r % j.oh;
+    const float* rows[K];
+    for (int kh = 0; kh < K; ++kh) {
+      const int64_t ih = oh - j.ph + kh;
+      const int64_t flat = n * j.h + ih;
+      rows[kh] = ih < 0 || ih >= j.h ? j.zeros : flat == r0 - 1 ? before : flat == r1 ? after : j.x + flat * row;
+    }
+    float* dst = ring + (r & 1) * row;
+    int64_t c0 = 0;
+    for (; c0 + V <= j.c; c0 += V) channel_block<vf, K, S, P, M>(j, rows, c0, dst);
+    if (c0 < j.c) channel_block<vf, K, S, P, M>(j, rows, j.c - V, dst);
+    if (M == Mode::Row) finish_row_f32(dst, nullptr, *j.epilogue, row, dst);
+    if (r > r0) std::memcpy(j.y + (r - 1) * row, ring + ((r - 1) & 1) * row, static_cast<size_t>(row) * sizeof(float));
+  }
+  std::memcpy(j.y + (r1 - 1) * row, ring + ((r1 - 1) & 1) * row, static_cast<size_t>(row) * sizeof(float));
+}
+
 // The kernel size and stride are template parameters so the column indexing is constant-folded.
+// ring: null for the out-of-place sweep, else rows_in_place's arguments.
 template <int V, int K, int S>
-JITCTL_ALWAYS_INLINE void rows_ks(const Job& j, int64_t r0, int64_t r1) {
+JITCTL_ALWAYS_INLINE void rows_ks(const Job& j, int64_t r0, int64_t r1, const float* before, const float* after, float* ring) {
   switch (static_cast<Mode>(j.mode)) {
-    case Mode::None: rows<V, K, S, Mode::None>(j, r0, r1); break;
-    case Mode::Relu: rows<V, K, S, Mode::Relu>(j, r0, r1); break;
-    case Mode::Clamp: rows<V, K, S, Mode::Clamp>(j, r0, r1); break;
-    case Mode::Hardswish: rows<V, K, S, Mode::Hardswish>(j, r0, r1); break;
-    case Mode::Row: rows<V, K, S, Mode::Row>(j, r0, r1); break;
+#define JITCTL_DW_MODE(m) \
+  case Mode::m: \
+    if (ring) \
+      rows_in_place<V, K, S, Mode::m>(j, r0, r1, before, after, ring); \
+    else \
+      rows<V, K, S, Mode::m>(j, r0, r1); \
+    break;
+    JITCTL_DW_MODE(None)
+    JITCTL_DW_MODE(Relu)
+    JITCTL_DW_MODE(Clamp)
+    JITCTL_DW_MODE(Hardswish)
+    JITCTL_DW_MODE(Row)
+#undef JITCTL_DW_MODE
   }
 }
 
@@ -178,13 +214,40 @@ JITCTL_ALWAYS_INLINE void rows_ks(const Job& j, int64_t r0, int64_t r1) {
 // oneDNN's kernels here: GCC, short of registers for the wider windows, computes each pixel's
 // taps as one dependent chain (MNASNet's 480 channels on 14x14, 5x5: 61 us against 39).
 template <int V>
-JITCTL_ALWAYS_INLINE void rows_for(const Job& j, int64_t r0, int64_t r1) {
-  rows_ks<V, 3, 1>(j, r0, r1);
+JITCTL_ALWAYS_INLINE void rows_for(const Job& j, int64_t r0, int64_t r1, const float* before, const float* after, float* ring) {
+  rows_ks<V, 3, 1>(j, r0, r1, before, after, ring);
 }
 
-JITCTL_TARGET_AVX2 void rows_avx2(const Job& j, int64_t r0, int64_t r1) { rows_for<8>(j, r0, r1); }
+JITCTL_TARGET_AVX2 void rows_avx2(const Job& j, int64_t r0, int64_t r1, const float* before = nullptr, const float* after = nullptr,
+                                  float* ring = nullptr) {
+  rows_for<8>(j, r0, r1, before, after, ring);
+}
+
+// The call's Job. w: [3][3][C] then the bias; zeros: an input row of zeros, for kernel rows in the
+// padding (columns are always inside).
+Job make_job(const float* w, int64_t c, const Epilogue& e, const Tensor& input, const ConvParams& p, float* y,
+             const std::vector<float>& zeros) {
+  Job j{};
+  j.x = static_cast<const float*>(input.data());
+  j.y = y;
+  j.w = w;
+  j.bias = w + 9 * c;
+  j.zeros = zeros.data();
+  j.c = c, j.h = p.h, j.w_in = p.w, j.oh = p.oh, j.ow = p.ow, j.ph = p.ph, j.pw = p.pw;
+  j.epilogue = &e;
+  j.mode = static_cast<int>(mode_of(e));
+  j.lo = e.empty() ? 0.0f : e[0].a;
+  j.hi = e.empty() ? 0.0f : e[0].b;
+  return j;
+}
 
 #endif  // JITCTL_TARGET_AVX512
+
+// Rows of output a thread takes at least: about 64 KB of input rows read.
+int64_t grain(const ConvParams& p, int64_t c) {
+  const double row_bytes = static_cast<double>(p.ow * c) * sizeof(float) * 3.0;
+  return static_cast<int64_t>(std::max(1.0, 64e3 / std::max(row_bytes, 1.0)));
+}
 
 }  // namespace
 
@@ -228,24 +291,43 @@ bool DepthwiseConv::takes(const Tensor& input) const {
 
 void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) const {
 #ifdef JITCTL_TARGET_AVX512
-  // What kernel rows in the padding read: an input row of zeros (columns are always inside).
-  std::vector<float> zeros(static_cast<size_t>(p.w * c_), 0.0f);
-  Job j{};
-  j.x = static_cast<const float*>(input.data());
-  j.y = static_cast<float*>(out.mutable_data());
-  j.w = w_.data();
-  j.bias = w_.data() + kTaps * c_;
-  j.zeros = zeros.data();
-  j.c = c_, j.h = p.h, j.w_in = p.w, j.oh = p.oh, j.ow = p.ow, j.ph = p.ph, j.pw = p.pw;
-  j.epilogue = &epilogue_;
-  j.mode = static_cast<int>(mode_of(epilogue_));
-  j.lo = epilogue_.empty() ? 0.0f : epilogue_[0].a;
-  j.hi = epilogue_.empty() ? 0.0f : epilogue_[0].b;
-  const double row_bytes = static_cast<double>(p.ow * c_) * sizeof(float) * 3.0;
-  const auto grain = static_cast<int64_t>(std::max(1.0, 64e3 / std::max(row_bytes, 1.0)));
-  parallel_for(0, p.n * p.oh, grain, [&](int64_t r0, int64_t r1) { rows_avx2(j, r0, r1); });
+  const std::vector<float> zeros(static_cast<size_t>(p.w * c_), 0.0f);
+  const Job j = make_job(w_.data(), c_, epilogue_, input, p, static_cast<float*>(out.mutable_data()), zeros);
+  parallel_for(0, p.n * p.oh, grain(p, c_), [&](int64_t r0, int64_t r1) { rows_avx2(j, r0, r1); });
 #else
   (void)input, (void)p, (void)out;
+#endif
+}
+
+bool DepthwiseConv::takes_in_place(const Tensor& input, const ConvParams& p) const {
+  return takes(input) && input.storage_offset() == 0 && p.oh == p.h && p.ow == p.w;
+}
+
+void DepthwiseConv::run_in_place(Tensor& inout, const ConvParams& p) const {
+#ifdef JITCTL_TARGET_AVX512
+  const std::vector<float> zeros(static_cast<size_t>(p.w * c_), 0.0f);
+  const Job j = make_job(w_.data(), c_, epilogue_, inout, p, static_cast<float*>(inout.mutable_data()), zeros);
+  const int64_t rows = p.n * p.oh, row = p.ow * c_;
+  // Chunks fixed here, not by parallel_for, so the rows at their edges can be copied first.
+  const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int64_t chunks = std::max<int64_t>(1, std::min(threads, rows / grain(p, c_)));
+  const int64_t step = (rows + chunks - 1) / chunks;
+  // Per chunk: the input row before it and the row after it, then its two-row ring.
+  std::vector<float> scratch(static_cast<size_t>(chunks * 4 * row));
+  auto slot = [&](int64_t c, int k) { return scratch.data() + (c * 4 + k) * row; };
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t r0 = c * step, r1 = std::min(rows, r0 + step);
+    if (r0 > 0 && r0 < rows) std::memcpy(slot(c, 0), j.x + (r0 - 1) * row, static_cast<size_t>(row) * sizeof(float));
+    if (r1 < rows) std::memcpy(slot(c, 1), j.x + r1 * row, static_cast<size_t>(row) * sizeof(float));
+  }
+  parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t r0 = c * step, r1 = std::min(rows, r0 + step);
+      if (r0 < r1) rows_avx2(j, r0, r1, slot(c, 0), slot(c, 1), slot(c, 2));
+    }
+  });
+#else
+  (void)inout, (void)p;
 #endif
 }
 

@@ -38,6 +38,18 @@ class DepthwiseConv {
   // out: dense channels-last [N, C, OH, OW], p from conv_params.
   void run(const Tensor& input, const ConvParams& p, Tensor& out) const;
 
+  // Whether run_in_place() takes this call: one run() takes, with the input at the start of its
+  // storage and an output of its shape (padding 1 on every side). The caller also checks that
+  // nothing else holds the input.
+  bool takes_in_place(const Tensor& input, const ConvParams& p) const;
+
+  // The output written over the input's bytes, which then hold it. Why: a fresh output is memory
+  // no layer touched since the last call, and each cache line written there is first read from
+  // memory; the input was just written by the layer before and is still in cache. MNASNet's
+  // 32-channel 112x112 layer (1.6 MB out), in the model at one thread: 317 -> 168 us writing
+  // over the input without the ring (a timing experiment), against ONNX Runtime's 169.
+  void run_in_place(Tensor& inout, const ConvParams& p) const;
+
  private:
   static constexpr int64_t kTaps = 9;
   int64_t c_;

@@ -576,6 +576,8 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
   // A channel slice of a wider channels-last tensor (ShuffleNet's chunks): PointwiseConv reads
   // it in place; for the other kernels its rows are made dense first (a reorder for its strides
   // would be built on every call, and the own kernels read dense rows).
+  // Nothing but the caller's handle holds the input: a layer may write its output over it.
+  const bool input_dies = input_arg.sole_owner();
   Tensor input = input_arg;
   if (const int64_t ld = two_d ? channels_last_pixel_stride(input_arg) : 0;
       ld > p.c && !(pointwise_ && channels_last_out && pointwise_->takes(input_arg, residual, p.oh, p.ow))) {
@@ -629,6 +631,11 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
   }
   if (winograd_ && two_d && channels_last_out && winograd_->takes(input, residual, p)) return run_winograd(input, residual, p);
   if (depthwise_ && two_d && channels_last_out && depthwise_->takes(input)) {
+    if ((input_dies || input.data() != input_arg.data()) && depthwise_->takes_in_place(input, p)) {
+      Tensor out = input;
+      depthwise_->run_in_place(out, p);
+      return out;
+    }
     Tensor out = new_output_strided(DType::Float32, p.out_sizes, channels_last_strides(p.out_sizes));
     depthwise_->run(input, p, out);
     return out;

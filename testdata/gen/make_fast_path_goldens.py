@@ -614,6 +614,21 @@ def fused_cases():
             base = F.conv2d(x, w, b, stride, pad, 1, ch)
             name = f"dc{di}{'nan' if nan_at else ''}_" + ("_".join(p[0] for p in post) or "none")
             c[name] = ("conv2d", (x, w, b, [stride, stride], list(pad), [1, 1], ch, None), tuple(post), apply(base, post, None))
+    # Depthwise 3x3 stride 1 written over its input (DepthwiseConv::run_in_place, AVX2, at least 56
+    # wide, output of the input's shape): row chunks over the threads meeting inside an image and
+    # at an image's edge, a batch of three, channel counts off the vector width (overlapping last
+    # blocks), no bias, and epilogues applied in registers (ReLU, clamp, hardswish) and per
+    # finished row (SiLU, GELU).
+    pg = torch.Generator().manual_seed(19)  # its own stream
+    dwps = [((1, 12, 40, 56), True), ((3, 8, 13, 56), False), ((2, 20, 17, 60), True)]
+    for pi, (xs, with_bias) in enumerate(dwps):
+        for post in chains[:1] + chains[2:5] + chains[8:9] if pi == 0 else chains[:1]:
+            ch = xs[1]
+            x, w = torch.randn(*xs, generator=pg), torch.randn(ch, 1, 3, 3, generator=pg) / 3
+            b = torch.randn(ch, generator=pg) if with_bias else None
+            base = F.conv2d(x, w, b, 1, 1, 1, ch)
+            c[f"dwp{pi}_" + "_".join(p[0] for p in post)] = ("conv2d", (x, w, b, [1, 1], [1, 1], [1, 1], ch, None), tuple(post),
+                                                          apply(base, post, None))
     return c
 
 

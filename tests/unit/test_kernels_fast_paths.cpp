@@ -333,6 +333,28 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
                   .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d")));
         ++im2col_cases;
       }
+      // The "dwp" cases exist for DepthwiseConv writing its output over its input (AVX2): an input
+      // nothing else holds must take that path, on one to three threads (row chunks meeting inside
+      // an image and at an image's edge); one held elsewhere too is left as it was.
+      if (name.rfind("dwp", 0) == 0 && cpu::cpu_features().isa == cpu::Isa::Avx2) {
+        REQUIRE(cpu::DepthwiseConv::suits(in[1].to_tensor(), a, e));
+        CHECK(cpu::DepthwiseConv(in[1].to_tensor(), tensor_or_none(in[2]), e)
+                  .takes_in_place(x_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d")));
+        const int before = omp_get_max_threads();
+        for (int t = 1; t <= 3; ++t) {
+          omp_set_num_threads(t);
+          const Tensor alone = channels_last_copy(x);
+          const Tensor out = conv.run(alone, Tensor(), true);
+          CHECK(out.data() == alone.data());
+          check_close(out, want, name + " (in place, " + std::to_string(t) + " threads)");
+          const Tensor held = channels_last_copy(x), other_handle = held;
+          const Tensor copy_out = conv.run(held, Tensor(), true);
+          CHECK(copy_out.data() != held.data());
+          check_close(copy_out, want, name + " (input held elsewhere, " + std::to_string(t) + " threads)");
+          check_close(other_handle, x, name + " (the held input unchanged)");
+        }
+        omp_set_num_threads(before);
+      }
       // The "gc" cases exist for GroupedConv (AVX-512 and AVX2): they must reach it.
       if (name.rfind("gc", 0) == 0 && cpu::cpu_features().isa != cpu::Isa::Generic && grouped_allowed()) {
         CHECK(grouped);
