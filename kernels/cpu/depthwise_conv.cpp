@@ -7,6 +7,7 @@
 #include "kernels/cpu/dnnl_util.h"
 #include "kernels/cpu/gemv.h"
 #include "kernels/cpu/isa_dispatch.h"
+#include "kernels/cpu/scratch.h"
 #include "kernels/cpu/tensor_util.h"
 #include "kernels/cpu/vector_activation.h"
 #include "kernels/parallel.h"
@@ -189,24 +190,24 @@ JITCTL_ALWAYS_INLINE void rows_in_place(const Job& j, int64_t r0, int64_t r1, co
   std::memcpy(j.y + (r1 - 1) * row, ring + ((r1 - 1) & 1) * row, static_cast<size_t>(row) * sizeof(float));
 }
 
-// The kernel size and stride are template parameters so the column indexing is constant-folded.
 // ring: null for the out-of-place sweep, else rows_in_place's arguments.
+template <int V, int K, int S, Mode M>
+JITCTL_ALWAYS_INLINE void rows_either(const Job& j, int64_t r0, int64_t r1, const float* before, const float* after, float* ring) {
+  if (ring)
+    rows_in_place<V, K, S, M>(j, r0, r1, before, after, ring);
+  else
+    rows<V, K, S, M>(j, r0, r1);
+}
+
+// The kernel size and stride are template parameters so the column indexing is constant-folded.
 template <int V, int K, int S>
 JITCTL_ALWAYS_INLINE void rows_ks(const Job& j, int64_t r0, int64_t r1, const float* before, const float* after, float* ring) {
   switch (static_cast<Mode>(j.mode)) {
-#define JITCTL_DW_MODE(m) \
-  case Mode::m: \
-    if (ring) \
-      rows_in_place<V, K, S, Mode::m>(j, r0, r1, before, after, ring); \
-    else \
-      rows<V, K, S, Mode::m>(j, r0, r1); \
-    break;
-    JITCTL_DW_MODE(None)
-    JITCTL_DW_MODE(Relu)
-    JITCTL_DW_MODE(Clamp)
-    JITCTL_DW_MODE(Hardswish)
-    JITCTL_DW_MODE(Row)
-#undef JITCTL_DW_MODE
+    case Mode::None: rows_either<V, K, S, Mode::None>(j, r0, r1, before, after, ring); break;
+    case Mode::Relu: rows_either<V, K, S, Mode::Relu>(j, r0, r1, before, after, ring); break;
+    case Mode::Clamp: rows_either<V, K, S, Mode::Clamp>(j, r0, r1, before, after, ring); break;
+    case Mode::Hardswish: rows_either<V, K, S, Mode::Hardswish>(j, r0, r1, before, after, ring); break;
+    case Mode::Row: rows_either<V, K, S, Mode::Row>(j, r0, r1, before, after, ring); break;
   }
 }
 
@@ -300,7 +301,9 @@ void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) c
 }
 
 bool DepthwiseConv::takes_in_place(const Tensor& input, const ConvParams& p) const {
-  return takes(input) && input.storage_offset() == 0 && p.oh == p.h && p.ow == p.w;
+  // Padding 1 on every side: output row r reads input rows r-1..r+1 (rows_in_place's delay).
+  return takes(input) && input.storage_offset() == 0 && p.ph == 1 && p.ph_after == 1 && p.pw == 1 && p.pw_after == 1 &&
+         p.oh == p.h && p.ow == p.w;
 }
 
 void DepthwiseConv::run_in_place(Tensor& inout, const ConvParams& p) const {
@@ -312,9 +315,11 @@ void DepthwiseConv::run_in_place(Tensor& inout, const ConvParams& p) const {
   const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   const int64_t chunks = std::max<int64_t>(1, std::min(threads, rows / grain(p, c_)));
   const int64_t step = (rows + chunks - 1) / chunks;
-  // Per chunk: the input row before it and the row after it, then its two-row ring.
-  std::vector<float> scratch(static_cast<size_t>(chunks * 4 * row));
-  auto slot = [&](int64_t c, int k) { return scratch.data() + (c * 4 + k) * row; };
+  // Per chunk: the input row before it and the row after it, then its two-row ring. The calling
+  // thread's scratch (reused from call to call: not cleared, not faulted in again), shared by the
+  // chunks.
+  auto* scratch = static_cast<float*>(scratch_buffer(ScratchSlot::ConvAcc, static_cast<size_t>(chunks * 4 * row) * sizeof(float)));
+  auto slot = [&](int64_t c, int k) { return scratch + (c * 4 + k) * row; };
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t r0 = c * step, r1 = std::min(rows, r0 + step);
     if (r0 > 0 && r0 < rows) std::memcpy(slot(c, 0), j.x + (r0 - 1) * row, static_cast<size_t>(row) * sizeof(float));

@@ -573,11 +573,11 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
   const bool two_d = p.spatial_dims == 2;
   if (p.n == 0) return new_output(DType::Float32, p.out_sizes);
   if (input_arg.numel() == 0) throw Unsupported("convolution of an input with no elements per image");
+  // Nothing but the caller's handle holds the input: a layer may write its output over it.
+  const bool input_dies = input_arg.sole_owner();
   // A channel slice of a wider channels-last tensor (ShuffleNet's chunks): PointwiseConv reads
   // it in place; for the other kernels its rows are made dense first (a reorder for its strides
   // would be built on every call, and the own kernels read dense rows).
-  // Nothing but the caller's handle holds the input: a layer may write its output over it.
-  const bool input_dies = input_arg.sole_owner();
   Tensor input = input_arg;
   if (const int64_t ld = two_d ? channels_last_pixel_stride(input_arg) : 0;
       ld > p.c && !(pointwise_ && channels_last_out && pointwise_->takes(input_arg, residual, p.oh, p.ow))) {
