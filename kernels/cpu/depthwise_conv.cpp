@@ -224,15 +224,15 @@ JITCTL_TARGET_AVX2 void rows_avx2(const Job& j, int64_t r0, int64_t r1, const fl
   rows_for<8>(j, r0, r1, before, after, ring);
 }
 
-// The call's Job. w: [3][3][C] then the bias; zeros: an input row of zeros, for kernel rows in the
-// padding (columns are always inside).
-Job make_job(const float* w, int64_t c, const Epilogue& e, const Tensor& input, const ConvParams& p, float* y,
+// The call's Job. w: [3][3][C]; zeros: an input row of zeros, for kernel rows in the padding
+// (columns are always inside).
+Job make_job(const float* w, const float* bias, int64_t c, const Epilogue& e, const Tensor& input, const ConvParams& p, float* y,
              const std::vector<float>& zeros) {
   Job j{};
   j.x = static_cast<const float*>(input.data());
   j.y = y;
   j.w = w;
-  j.bias = w + 9 * c;
+  j.bias = bias;
   j.zeros = zeros.data();
   j.c = c, j.h = p.h, j.w_in = p.w, j.oh = p.oh, j.ow = p.ow, j.ph = p.ph, j.pw = p.pw;
   j.epilogue = &e;
@@ -293,7 +293,7 @@ bool DepthwiseConv::takes(const Tensor& input) const {
 void DepthwiseConv::run(const Tensor& input, const ConvParams& p, Tensor& out) const {
 #ifdef JITCTL_TARGET_AVX512
   const std::vector<float> zeros(static_cast<size_t>(p.w * c_), 0.0f);
-  const Job j = make_job(w_.data(), c_, epilogue_, input, p, static_cast<float*>(out.mutable_data()), zeros);
+  const Job j = make_job(w_.data(), w_.data() + kTaps * c_, c_, epilogue_, input, p, static_cast<float*>(out.mutable_data()), zeros);
   parallel_for(0, p.n * p.oh, grain(p, c_), [&](int64_t r0, int64_t r1) { rows_avx2(j, r0, r1); });
 #else
   (void)input, (void)p, (void)out;
@@ -309,7 +309,7 @@ bool DepthwiseConv::takes_in_place(const Tensor& input, const ConvParams& p) con
 void DepthwiseConv::run_in_place(Tensor& inout, const ConvParams& p) const {
 #ifdef JITCTL_TARGET_AVX512
   const std::vector<float> zeros(static_cast<size_t>(p.w * c_), 0.0f);
-  const Job j = make_job(w_.data(), c_, epilogue_, inout, p, static_cast<float*>(inout.mutable_data()), zeros);
+  const Job j = make_job(w_.data(), w_.data() + kTaps * c_, c_, epilogue_, inout, p, static_cast<float*>(inout.mutable_data()), zeros);
   const int64_t rows = p.n * p.oh, row = p.ow * c_;
   // Chunks fixed here, not by parallel_for, so the rows at their edges can be copied first.
   const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
