@@ -23,13 +23,15 @@ constexpr int64_t kNr = 16;   // columns of the register tile: two ymm
 // 5.0 ms on the MLP's 64x1024 -> 4096 layer (AVX2, one thread); 64 and 192 no better.
 constexpr int64_t kKc = 128;
 constexpr int64_t kPanelsPerGroup = 8;  // at most 128 columns finished together, while still in cache
-constexpr int64_t kMaxChunkRows = 192;  // rows per unit of work: its part of an A slice (96 KB) stays in L2
-// Chunks of more rows than this do not prefetch the next panel slice: its weights then serve
-// enough tiles for the hardware prefetchers to keep up, and the prefetches only cost (capped at
-// AVX2, interleaved runs: ViT-B/16 with its 197 rows 1.036 -> 0.963 of PyTorch's time at 1 thread,
-// kernel_bench's 768 -> 2304 7.3 -> 6.3 ms). With fewer (the MLP's 64, ResNet's 7x7 stage's 49)
-// the weights, from memory in a model, come too slowly without (the MLP 0.97 -> 1.05).
-constexpr int64_t kPrefetchMaxRows = 72;
+// Rows per unit of work. Each tile prefetches a share of the next panel slice while it runs, so
+// that the weights, which come from memory in a model, are in L1 when the next slice starts; with
+// at most 12 tiles a chunk each share is 11 or more lines and the stream keeps ahead. The earlier
+// rule, chunks of up to 192 rows and no prefetch above 72 (where it had cost more than it saved),
+// left ViT-B/16's 197-row layers as two chunks of 102 rows waiting on their weights. kernel_bench,
+// AVX2, one thread, median of five interleaved runs' fastest: 197x768 -> 3072 10.34 -> 9.92 ms,
+// 197x3072 -> 768 10.27 -> 9.83, 197x768 -> 2304 7.67 -> 7.48; the MLP, encoder and ConvNeXt
+// cases within 2%. Whole ViT-B/16 (jitctl bench, six alternating rounds): p50 479.6 -> 454.9 ms.
+constexpr int64_t kMaxChunkRows = 72;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -179,7 +181,7 @@ void Avx2PackedWeight::multiply(const float* x, int64_t rows, int64_t ld, const 
           const float* b = slice(p, k0);
           // The slice after this one: the next panel's, or the group's first at the next k0.
           const int64_t np = p + 1 < p1 ? p + 1 : p0, nk0 = p + 1 < p1 ? k0 : k0 + kKc;
-          const float* next = nk0 < k_ && chunk_rows <= kPrefetchMaxRows ? slice(np, nk0) : nullptr;
+          const float* next = nk0 < k_ ? slice(np, nk0) : nullptr;
           const int64_t next_lines = next ? std::min(kKc, k_ - nk0) : 0;  // one 64-byte line per k
           const int64_t tiles = ceil_div(r1 - r0, kMr), per_tile = ceil_div(next_lines, tiles);
           for (int64_t r = r0, t = 0; r < r1; r += kMr, ++t) {

@@ -519,6 +519,14 @@ def fused_cases():
         res = torch.randn(2, 45, n, generator=ug)
         c[f"linear_groups{n}_relu"] = ("linear", (x, w, b, None), (("relu", 0, 0),), F.relu(F.linear(x, w, b)))
         c[f"linear_groups{n}_add_relu"] = ("linear", (x, w, b, res), (("add", 0, 0), ("relu", 0, 0)), F.relu(F.linear(x, w, b) + res))
+    # 200 rows: three row chunks of the AVX2 GEMM (72, 72 and 56; every chunk prefetches its next
+    # weights), over three K slices (128, 128, 44), 150 columns as two groups of five panels; with
+    # GELU, and with a residual.
+    kg = torch.Generator().manual_seed(31)  # its own stream
+    x, w, b = torch.randn(200, 300, generator=kg), torch.randn(150, 300, generator=kg) / 17, torch.randn(150, generator=kg)
+    res = torch.randn(200, 150, generator=kg)
+    c["linear_chunks_gelu"] = ("linear", (x, w, b, None), (("gelu", 0, 0),), F.gelu(F.linear(x, w, b)))
+    c["linear_chunks_add"] = ("linear", (x, w, b, res), (("add", 0, 0),), F.linear(x, w, b) + res)
     # Stride-2 3x3 layers of more than 64 output pixels for Im2colConv on AVX2 (196 and 225 pixels,
     # padding 1 and 0, with and without bias), with ReLU and with a residual.
     ig = torch.Generator().manual_seed(29)  # its own stream
