@@ -26,8 +26,12 @@ class Im2colConv {
 
   Im2colConv(const Tensor& weight, const Tensor& bias, Epilogue epilogue);
 
-  // Whether run() takes this call: a dense channels-last 4-D input with few output pixels (where
-  // it beats oneDNN), and, when the epilogue adds one, a dense channels-last residual.
+  // Whether the call's shape is one this kernel runs faster than oneDNN: few output pixels, or a
+  // network's first layer (a few input channels) with a stride over 2 and overlapping windows.
+  static bool takes_params(const ConvParams& p);
+
+  // Whether run() takes this call: takes_params, a dense channels-last 4-D input and, when the
+  // epilogue adds one, a dense channels-last residual.
   bool takes(const Tensor& input, const Tensor& residual, const ConvParams& p) const;
 
   // out: dense channels-last [N, OC, OH, OW], not aliasing input or residual.
@@ -35,6 +39,9 @@ class Im2colConv {
 
  private:
   const Avx2PackedWeight& packed() const;
+  // The input patches of output pixels [r0, r1) (all images counted) into cols, a row of
+  // KH * KW * IC floats each, in the packed weight's (ky, kx, channel) order.
+  void gather(const float* x, const ConvParams& p, int64_t r0, int64_t r1, float* cols) const;
 
   Tensor weight_, bias_;
   Epilogue epilogue_;

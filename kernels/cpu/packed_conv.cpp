@@ -603,7 +603,8 @@ Tensor PackedConv::run(const Tensor& input_arg, const Tensor& residual, bool cha
     pointwise_->run(pointwise_strided_ ? pixels_read(input, p) : input, residual, out);
     return out;
   }
-  if (narrow_ && channels_last_out && p.c <= kNarrowInputChannels && input.is_contiguous() && input.dim() == 4 && p.c > 1) {
+  if ((narrow_ || (im2col_ && Im2colConv::takes_params(p))) && channels_last_out && p.c <= kNarrowInputChannels && input.is_contiguous() &&
+      input.dim() == 4 && p.c > 1) {
     // The network's own input (NCHW, RGB): interleaved first, as for oneDNN.
     Tensor nhwc = new_output_strided(DType::Float32, input.sizes(), channels_last_strides(input.sizes()));
     nchw_to_nhwc_narrow(static_cast<const float*>(input.data()), static_cast<float*>(nhwc.mutable_data()), p.n, p.c, p.h * p.w);

@@ -543,6 +543,27 @@ def fused_cases():
     res = torch.randn(*base.shape, generator=ig)
     c["ic2_relu"] = ("conv2d", (x, w, b, [1, 1], [0, 3], [1, 1], 1, None), (("relu", 0, 0),), F.relu(base))
     c["ic2_add_relu"] = ("conv2d", (x, w, b, [1, 1], [0, 3], [1, 1], 1, res), (("add", 0, 0), ("relu", 0, 0)), F.relu(base + res))
+    # A network's first layer with a stride over 2 (AlexNet's 11x11 stride 4), any size: Im2colConv
+    # on the image interleaved from NCHW. Window rows inside the image and clipped at every edge;
+    # 961 and 1300 output pixels (blocks of 72 rows gathered and multiplied on one thread, the
+    # last one partial, blocks across the two images' boundary); stride 3 with unequal padding and
+    # a residual on a batch of two; 4 channels with dilation 2 on 81 pixels (one gathered matrix).
+    sg3 = torch.Generator().manual_seed(37)  # its own stream
+    for ii, (xs, oc, k, st, pad, dil, with_bias, post) in enumerate([
+            ((1, 3, 131, 131), 16, 11, 4, (2, 2), 1, True, "relu"),
+            ((2, 3, 77, 76), 10, 5, 3, (1, 2), 1, False, "add_relu"),
+            ((1, 4, 30, 30), 12, 3, 3, (1, 1), 2, True, "none")]):
+        x, w = torch.randn(*xs, generator=sg3), torch.randn(oc, xs[1], k, k, generator=sg3) / math.sqrt(k * k * xs[1])
+        b = torch.randn(oc, generator=sg3) if with_bias else None
+        base = F.conv2d(x, w, b, st, pad, dil)
+        res = torch.randn(*base.shape, generator=sg3) if post == "add_relu" else None
+        args = (x, w, b, [st, st], list(pad), [dil, dil], 1, res)
+        if post == "relu":
+            c[f"ics{ii}_relu"] = ("conv2d", args, (("relu", 0, 0),), F.relu(base))
+        elif post == "add_relu":
+            c[f"ics{ii}_add_relu"] = ("conv2d", args, (("add", 0, 0), ("relu", 0, 0)), F.relu(base + res))
+        else:
+            c[f"ics{ii}"] = ("conv2d", args, (), base)
     # Grouped 3x3 layers for WideGroupedConv (group widths a multiple of 8 but not of 16,
     # channels-last, AVX-512): 24 channels a group on widths off its 8-pixel tiles, stride 2 and a
     # batch of two, 56 (a group's outputs as 4 + 3 vectors), 40 (4 + 1) with a NaN kept by the

@@ -198,13 +198,14 @@ std::vector<Case> cases() {
   layer("grp_resnext_256_56_g32_s2", 256, 56, 256, 3, 32, false, 2);
   layer("grp_resnext_512_28_g32_s2", 512, 28, 512, 3, 32, false, 2);
   layer("grp_resnext_1024_14_g32_s2", 1024, 14, 1024, 3, 32, false, 2);
-  // A network's first layer: the model's NCHW input, 3 channels, 3x3 stride 2, ReLU, channels-last out.
-  auto stem = [&](const std::string& name, int64_t co, int64_t hw) {
+  // A network's first layer: the model's NCHW input, 3 channels, ReLU, channels-last out; 3x3
+  // stride 2 unless given (ResNet's and GoogLeNet's 7x7 stride 2, AlexNet's 11x11 stride 4).
+  auto stem = [&](const std::string& name, int64_t co, int64_t hw, int64_t k = 3, int64_t s = 2, int64_t pad = 1) {
     cpu::ConvArgs a;
-    a.stride = {2, 2};
-    a.padding = {1, 1};
+    a.stride = {s, s};
+    a.padding = {pad, pad};
     a.dilation = {1, 1};
-    auto conv = std::make_shared<cpu::PackedConv>(randn({co, 3, 3, 3}), randn({co}), a, cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
+    auto conv = std::make_shared<cpu::PackedConv>(randn({co, 3, k, k}), randn({co}), a, cpu::Epilogue{{cpu::PostOp::Kind::Relu}});
     const Tensor x = randn({1, 3, hw, hw});
     c.push_back({name, "", {}, [conv, x] { conv->run(x, Tensor(), true); }});
   };
@@ -228,6 +229,11 @@ std::vector<Case> cases() {
   }
   stem("packed_stem_3x3s2_32_224", 32, 224);
   stem("packed_stem_3x3s2_24_224", 24, 224);
+  stem("packed_stem_7x7s2_64_224", 64, 224, 7, 2, 3);
+  stem("packed_stem_11x11s4_64_224", 64, 224, 11, 4, 2);
+  // Patch embeddings: Swin-T's and ConvNeXt-T's 4x4 stride 4, ViT-B/16's 16x16 stride 16.
+  stem("packed_stem_4x4s4_96_224", 96, 224, 4, 4, 0);
+  stem("packed_stem_16x16s16_768_224", 768, 224, 16, 16, 0);
   // An expansion and its depthwise layer as the runtime's pair runs them (expand_depthwise.h, else
   // one layer after the other): MobileNetV2's two 56x56 pairs, and MNASNet's 7x7 and 14x14 ones.
   // ReLU6 after each layer.

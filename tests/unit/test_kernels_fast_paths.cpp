@@ -333,6 +333,12 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
                   .takes(x_cl, res_cl, cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d")));
         ++im2col_cases;
       }
+      // The "ics" cases (a network's first layer, a stride over 2) take it at any size, from the
+      // model's own NCHW input too (interleaved first).
+      if (name.rfind("ics", 0) == 0 && cpu::Avx2PackedWeight::preferred() && im2col_allowed()) {
+        CHECK(cpu::Im2colConv::takes_params(cpu::conv_params(x, in[1].to_tensor(), tensor_or_none(in[2]), a, "conv2d")));
+        check_close(conv.run(x, res_cl, true), want, name + " (contiguous input, channels-last output)");
+      }
       // The "dwp" cases exist for DepthwiseConv writing its output over its input (AVX2): an input
       // nothing else holds must take that path, on one to three threads (row chunks meeting inside
       // an image and at an image's edge); one held elsewhere too is left as it was.
@@ -474,7 +480,7 @@ TEST_CASE("fast paths: fused convolution and linear epilogues match PyTorch's un
   if (cpu::cpu_features().isa != cpu::Isa::Generic && narrow_allowed()) CHECK(narrow_cases >= 18);
   if (cpu::cpu_features().isa == cpu::Isa::Avx512 && grouped_allowed()) CHECK(wide_cases >= 7);
   if (cpu::cpu_features().isa == cpu::Isa::Avx2 && grouped_allowed()) CHECK(panel_cases >= 15);
-  if (cpu::Avx2PackedWeight::preferred() && im2col_allowed()) CHECK(im2col_cases >= 6);
+  if (cpu::Avx2PackedWeight::preferred() && im2col_allowed()) CHECK(im2col_cases >= 9);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && depthwise_allowed()) CHECK(depthwise_channels_cases >= 16);
   CHECK(conv3d_cases >= 16);
   if (cpu::cpu_features().isa != cpu::Isa::Generic && winograd_allowed()) CHECK(frame_cases >= 12);
