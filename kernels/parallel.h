@@ -29,6 +29,9 @@ inline int64_t grain_for_flops(double item_flops) {
   return item_flops >= min ? 1 : static_cast<int64_t>(min / std::max(item_flops, 1.0));
 }
 
+// Pieces of b items needed for a items (a >= 0, b > 0).
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 template <class F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   if (begin >= end) return;

@@ -33,8 +33,6 @@ constexpr int64_t kPanelsPerGroup = 8;  // at most 128 columns finished together
 // cases within 2%. Whole ViT-B/16 (jitctl bench, six alternating rounds): p50 479.6 -> 454.9 ms.
 constexpr int64_t kMaxChunkRows = 72;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 #ifdef JITCTL_HAVE_AVX2_GEMM
 
 // c[0:MR, 0:16] (+)= a · b over kc: a packed [kc][6], b packed [kc][16], c rows ldc apart. While

@@ -40,8 +40,6 @@ constexpr int64_t kStemMaxChannels = 4;
 constexpr int64_t kBlockRows = 72;
 constexpr int64_t kBlockedMinRows = 8 * kBlockRows;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 bool dense_channels_last(const Tensor& t) { return t.dim() == 4 && t.dtype() == DType::Float32 && is_channels_last(t); }
 
 }  // namespace

@@ -48,7 +48,6 @@ constexpr int64_t kMinTiles = 9;
 constexpr double kMinFlops = 2e6;
 constexpr int64_t kMinChannels = 16;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Channels-last (NHWC) for 4-D, channels-last-3d (NDHWC) for 5-D, with no gaps.
