@@ -14,23 +14,6 @@
 #include "lib/runtime/threads.h"
 
 namespace jitctl::cli {
-namespace {
-
-using Json = nlohmann::ordered_json;
-
-Json settings_json(const ParallelSettings& s) {
-  auto env = [](const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{{"intra_op_threads", s.intra_op_threads},
-              {"inter_op_threads", s.inter_op_threads},
-              {"omp_max_threads", s.omp_max_threads},
-              {"hardware_concurrency", s.hardware_concurrency},
-              {"openmp", s.openmp},
-              {"blas", s.blas},
-              {"parallel_backend", s.backend},
-              {"environment", {{"OMP_NUM_THREADS", env(s.omp_num_threads_env)}, {"MKL_NUM_THREADS", env(s.mkl_num_threads_env)}}}};
-}
-
-}  // namespace
 
 void add_parallel_info_command(CLI::App& app) {
   struct Args {
