@@ -193,6 +193,17 @@ def pooling_cases():
     case(c, "avg3d_exclude_pad_ceil", "aten::avg_pool3d", [a3, [2, 3, 3], [2, 2, 2], [1, 1, 1], True, False, None],
          F.avg_pool3d(a3, (2, 3, 3), 2, 1, True, False))
     case(c, "avg3d_divisor", "aten::avg_pool3d", [a3, [2, 2, 2], [], [0, 0, 0], False, True, 5], F.avg_pool3d(a3, 2, None, 0, False, True, 5))
+    # Global averages of fewer images than threads, each image's pixels summed in runs over the
+    # threads (pooling_nhwc.cpp): 195 pixels of 200 channels (up to four runs), a NaN and an
+    # infinity past the first run; two images of 187 pixels. The test replays the "_split" cases
+    # on one to three threads. Their own stream, so the cases above keep their values.
+    sg = torch.Generator().manual_seed(41)
+    cls = lambda *s: torch.randn(*s, generator=sg).contiguous(memory_format=torch.channels_last)
+    s1 = cls(1, 200, 13, 15)
+    s1[0, 7, 12, 3], s1[0, 199, 10, 14] = float("nan"), float("inf")
+    case(c, "adaptive_avg_1x1_split_cl", "aten::adaptive_avg_pool2d", [s1, [1, 1]], F.adaptive_avg_pool2d(s1, 1))
+    s2 = cls(2, 100, 11, 17)
+    case(c, "adaptive_avg_1x1_split_n2_cl", "aten::adaptive_avg_pool2d", [s2, [1, 1]], F.adaptive_avg_pool2d(s2, 1))
     return c
 
 

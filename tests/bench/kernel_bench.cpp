@@ -259,6 +259,10 @@ std::vector<Case> cases() {
   // MobileNetV3-L's 56x56 pair (903 KB expanded: in bands past a 512 KiB L2) and its 112x112 stride-2 one.
   expand_dw("expand_dw_mv3_24_56_72", 24, 56, 72, 1);
   expand_dw("expand_dw_mv3_16_112_64_s2", 16, 112, 64, 2);
+  // ShuffleNetV2-x0.5's pairs (as many expanded channels as input channels): 28x28, 14x14, 7x7.
+  expand_dw("expand_dw_shuf_24_28_24", 24, 28, 24, 1);
+  expand_dw("expand_dw_shuf_48_14_48", 48, 14, 48, 1);
+  expand_dw("expand_dw_shuf_96_7_96", 96, 7, 96, 1);
   // DepthwiseChannels alone, all channels on the calling thread (the depthwise half of the pairs
   // above split by channels); compare with dw_mnas_ (through PackedConv: oneDNN's kernel with
   // JITCTL_DEPTHWISE=0, or for layers that outgrow L2).
