@@ -24,13 +24,16 @@ using avx2::vf;
 template <int PER>
 constexpr int kFullTile = PER == 16 ? 6 : 4;
 
-// Panel rows a .. a + R (K floats apart) times the group's weights w [K][PER], plus the bias,
-// into t [R][PER]. Not inlined: alone, GCC keeps the accumulators and weights in registers; inlined
-// into the row loop's many instances it spilled them.
-template <int PER, int R>
-[[gnu::noinline]] JITCTL_TARGET_AVX2 void tile(const float* a, const float* w, const float* bias, float* t) {
+// R output pixels' windows times the group's weights w [3][3 x PER][PER], plus the bias, into t
+// [R][PER]. Window row ky of pixel r is the 3 x PER floats at a + ky x ky_stride + r x S x PER:
+// the panel holds each input column once, and a pixel's window is three runs of it. Not inlined:
+// alone, GCC keeps the accumulators and weights in registers; inlined into the row loop's many
+// instances it spilled them.
+template <int PER, int S, int R>
+[[gnu::noinline]] JITCTL_TARGET_AVX2 void tile(const float* a, int64_t ky_stride, const float* w, const float* bias, float* t) {
   constexpr int NB = PER / kLanes;
-  constexpr int K = 9 * PER;
+  constexpr int KS = 3 * PER;
+  constexpr int PS = S * PER;
   vf acc[R][NB];
 #pragma GCC unroll 3
   for (int b = 0; b < NB; ++b) {
@@ -38,16 +41,20 @@ template <int PER, int R>
 #pragma GCC unroll 6
     for (int r = 0; r < R; ++r) acc[r][b] = bv;
   }
+  for (int ky = 0; ky < 3; ++ky) {
+    const float* ak = a + ky * ky_stride;
+    const float* wk = w + ky * KS * PER;
 #pragma GCC unroll 2
-  for (int k = 0; k < K; ++k) {
-    vf wv[NB];
+    for (int k = 0; k < KS; ++k) {
+      vf wv[NB];
 #pragma GCC unroll 3
-    for (int b = 0; b < NB; ++b) wv[b] = load(w + k * PER + b * kLanes);
+      for (int b = 0; b < NB; ++b) wv[b] = load(wk + k * PER + b * kLanes);
 #pragma GCC unroll 6
-    for (int r = 0; r < R; ++r) {
-      const vf xb = splat(a[r * K + k]);
+      for (int r = 0; r < R; ++r) {
+        const vf xb = splat(ak[r * PS + k]);
 #pragma GCC unroll 3
-      for (int b = 0; b < NB; ++b) acc[r][b] += xb * wv[b];
+        for (int b = 0; b < NB; ++b) acc[r][b] += xb * wv[b];
+      }
     }
   }
 #pragma GCC unroll 6
@@ -56,30 +63,39 @@ template <int PER, int R>
     for (int b = 0; b < NB; ++b) avx2::store(t + r * PER + b * kLanes, acc[r][b]);
 }
 
-// One output row of group g of image n: the panel (rows of K floats, one per output pixel; the
-// zero rows after them, which a last tile may read, are items()'s), then the tiles.
+// Panel columns for one output row: the input columns -1 .. w_in (the padding's zeros at both
+// ends) and enough columns after them for a last tile's unused pixels (zeros, items()).
+template <int PER, int S>
+int64_t panel_columns(const GroupedPanelJob& j) {
+  return std::max<int64_t>(j.w_in + 2, (j.ow + kFullTile<PER> - 1) * S + 3);
+}
+
+// One output row of group g of image n: the panel ([3][columns][PER]: the group's channels of the
+// three input rows the windows read, each input pixel copied once rather than once per window
+// that reads it), then the tiles.
 template <int PER, int S, Mode M, bool Add>
 JITCTL_AVX2_INLINE void row(const GroupedPanelJob& j, int64_t n, int64_t oy, int64_t g, float* panel) {
   constexpr int NB = PER / kLanes;
   constexpr int R = kFullTile<PER>;
   constexpr int K = 9 * PER;
-  const int64_t c = j.c, ow = j.ow;
+  const int64_t c = j.c, ow = j.ow, cols = panel_columns<PER, S>(j), ky_stride = cols * PER;
   const float* img = j.x + n * j.h * j.w_in * c + g * PER;
-  for (int64_t ox = 0; ox < ow; ++ox) {
-    float* dst = panel + ox * K;
-    for (int ky = 0; ky < 3; ++ky) {
-      const int64_t iy = oy * S - 1 + ky;
-      for (int kx = 0; kx < 3; ++kx, dst += PER) {
-        const int64_t ix = ox * S - 1 + kx;
-        if (iy < 0 || iy >= j.h || ix < 0 || ix >= j.w_in) {
+  for (int ky = 0; ky < 3; ++ky) {
+    const int64_t iy = oy * S - 1 + ky;
+    float* dst = panel + ky * ky_stride;
+    if (iy < 0 || iy >= j.h) {
+      for (int64_t i = 0; i < (j.w_in + 2) * PER; i += kLanes) avx2::store(dst + i, vf{});
+      continue;
+    }
+    const float* src = img + iy * j.w_in * c;
 #pragma GCC unroll 3
-          for (int b = 0; b < NB; ++b) avx2::store(dst + b * kLanes, vf{});
-          continue;
-        }
-        const float* src = img + (iy * j.w_in + ix) * c;
+    for (int b = 0; b < NB; ++b) {
+      avx2::store(dst + b * kLanes, vf{});
+      avx2::store(dst + (j.w_in + 1) * PER + b * kLanes, vf{});
+    }
+    for (int64_t ix = 0; ix < j.w_in; ++ix) {
 #pragma GCC unroll 3
-        for (int b = 0; b < NB; ++b) avx2::store(dst + b * kLanes, load(src + b * kLanes));
-      }
+      for (int b = 0; b < NB; ++b) avx2::store(dst + (ix + 1) * PER + b * kLanes, load(src + ix * c + b * kLanes));
     }
   }
   const float* w = j.w + g * K * PER;
@@ -90,12 +106,13 @@ JITCTL_AVX2_INLINE void row(const GroupedPanelJob& j, int64_t n, int64_t oy, int
     const int64_t left = ow - ox0;
     int n_tile = R;
     if (left < R) n_tile = left <= 2 ? 2 : 4;
+    const float* a = panel + ox0 * S * PER;
     if (n_tile == R)
-      tile<PER, R>(panel + ox0 * K, w, j.bias + g * PER, t);
+      tile<PER, S, R>(a, ky_stride, w, j.bias + g * PER, t);
     else if (n_tile == 4)
-      tile<PER, 4>(panel + ox0 * K, w, j.bias + g * PER, t);
+      tile<PER, S, 4>(a, ky_stride, w, j.bias + g * PER, t);
     else
-      tile<PER, 2>(panel + ox0 * K, w, j.bias + g * PER, t);
+      tile<PER, S, 2>(a, ky_stride, w, j.bias + g * PER, t);
     const int valid = static_cast<int>(std::min<int64_t>(n_tile, left));
     for (int r = 0; r < valid; ++r) {
 #pragma GCC unroll 3
@@ -112,12 +129,13 @@ JITCTL_AVX2_INLINE void row(const GroupedPanelJob& j, int64_t n, int64_t oy, int
 
 template <int PER, int S, Mode M, bool Add>
 JITCTL_AVX2_INLINE void items(const GroupedPanelJob& j, int64_t i0, int64_t i1) {
-  constexpr int R = kFullTile<PER>;
-  const int64_t rows = j.ow + R;  // a last tile may read up to R - 1 rows past the row's pixels
   static thread_local std::vector<float> panel;
-  panel.resize(static_cast<size_t>(rows * 9 * PER));
-  // The rows past the last pixel feed only outputs that are never stored; zeros keep them finite.
-  std::fill(panel.begin() + j.ow * 9 * PER, panel.end(), 0.0f);
+  const int64_t cols = panel_columns<PER, S>(j);
+  panel.resize(static_cast<size_t>(3 * cols * PER));
+  // The columns past the right padding feed only a last tile's pixels, which are never stored;
+  // row() does not write them, and zeros keep them finite.
+  for (int ky = 0; ky < 3; ++ky)
+    std::fill(panel.begin() + (ky * cols + j.w_in + 2) * PER, panel.begin() + (ky + 1) * cols * PER, 0.0f);
   const int64_t groups = j.c / PER;
   for (int64_t i = i0; i < i1; ++i) row<PER, S, M, Add>(j, i / groups / j.oh, i / groups % j.oh, i % groups, panel.data());
 }
