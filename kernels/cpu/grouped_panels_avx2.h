@@ -18,7 +18,8 @@
 // each pixel's whole window (9 x G floats a pixel, every input pixel copied up to nine times at
 // stride 1); reading the windows out of input rows instead took 0.86-0.97 of its time
 // (kernel_bench, medians of 9 interleaved runs, one thread: RegNetX-1.6GF's 408 on 14x14 0.411 ->
-// 0.384 ms, 72 on 56x56 1.109 -> 1.038, RegNetY-800MF's 144 on 28x28 0.407 -> 0.349), and
+// 0.384 ms, 72 on 56x56 1.109 -> 1.038, RegNetY-800MF's 144 on 28x28 0.407 -> 0.349, the 7x7
+// layers 0.92 in a second run), and
 // RegNetX-1.6GF's grouped layers 10.08 -> 9.54 ms a call in the model (JITCTL_PROFILE, sum of
 // fastest calls, two runs each; ONNX Runtime's nodes 9.09). Bias, a residual add and
 // ReLU/ReLU6/hardswish before the store.
