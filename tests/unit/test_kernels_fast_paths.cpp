@@ -66,18 +66,22 @@ IValue load_family(const std::string& family) {
   return load_torch_save((test::testdata_dir() / "kernels_nn" / (family + ".pt")).string());
 }
 
+// One case (schema name, inputs, outputs) through the kernel registry, against its first output.
+void run_case(const std::vector<IValue>& c, const std::string& what) {
+  const KernelFn fn = find_kernel(c[0].to_string());
+  const bool registered = fn != nullptr;
+  REQUIRE(registered);
+  Stack stack(c[1].to_tuple()->items.begin(), c[1].to_tuple()->items.end());
+  fn(stack);
+  check_close(stack.at(0).to_tensor(), c[2].to_tuple()->items.at(0).to_tensor(), what);
+}
+
 void replay(const std::string& family) {
   const IValue cases = load_family(family);
   for (const auto& [key, value] : cases.to_dict()->items) {
     const std::string name = key.to_string();
     CAPTURE(name);
-    const auto& c = value.to_tuple()->items;
-    const KernelFn fn = find_kernel(c[0].to_string());
-    const bool registered = fn != nullptr;
-    REQUIRE(registered);
-    Stack stack(c[1].to_tuple()->items.begin(), c[1].to_tuple()->items.end());
-    fn(stack);
-    check_close(stack.at(0).to_tensor(), c[2].to_tuple()->items.at(0).to_tensor(), name);
+    run_case(value.to_tuple()->items, name);
   }
 }
 
@@ -170,12 +174,9 @@ TEST_CASE("fast paths: pooling of channels-last inputs, and 3-D pooling, matches
     const std::string name = key.to_string();
     if (name.find("_split") == std::string::npos) continue;
     ++split_cases;
-    const auto& c = value.to_tuple()->items;
     for (int t = 1; t <= 3; ++t) {
       omp_set_num_threads(t);
-      Stack stack(c[1].to_tuple()->items.begin(), c[1].to_tuple()->items.end());
-      find_kernel(c[0].to_string())(stack);
-      check_close(stack.at(0).to_tensor(), c[2].to_tuple()->items.at(0).to_tensor(), name + " on " + std::to_string(t) + " threads");
+      run_case(value.to_tuple()->items, name + " on " + std::to_string(t) + " threads");
     }
   }
   omp_set_num_threads(before);
